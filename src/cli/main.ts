@@ -1,15 +1,21 @@
-import { Command } from "commander";
+import { Command, CommanderError } from "commander";
 import { registerPolicyCommands } from "./policyCommands.js";
 
 const program = new Command("toolgate")
   .description("MCP tool-policy gateway: which tools a model can see and call, with which arguments")
   .version("0.1.0")
   .showHelpAfterError()
-  .enablePositionalOptions();
+  .enablePositionalOptions()
+  // Usage mistakes are bad input: exit 2 like every other bad input, not commander's default 1.
+  .exitOverride();
 
 registerPolicyCommands(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof CommanderError) {
+    const benign = err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help";
+    process.exit(benign ? 0 : 2);
+  }
   process.stderr.write(`toolgate: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exitCode = 2;
+  process.exit(2);
 });

@@ -1,6 +1,162 @@
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
+import { formatDiagnostic, hasErrors, type Diagnostic } from "../config/diagnostics.js";
+import { loadPolicyFile } from "../config/policyLoader.js";
+import { migratePolicy, needsMigration } from "../config/policyMigrate.js";
+import type { Policy } from "../config/policyModel.js";
+import { parseStrictJson } from "../json/strictJson.js";
+import { compilePolicy, type CompiledPolicy } from "../policy/compile.js";
+import { decideCall } from "../policy/decide.js";
+import { lintPolicy } from "../policy/lint.js";
+import { decisionJson } from "./render/decisionJson.js";
 
-/** `toolgate policy check | validate | migrate | lint` (filled in by the policy CLI work). */
+/** Exit codes of `toolgate policy …` (documented in the README). */
+export const EXIT = { ok: 0, denied: 1, needsMigration: 1, badInput: 2 } as const;
+
 export function registerPolicyCommands(program: Command): void {
-  program.command("policy").description("check, validate and migrate policy files");
+  const policy = program.command("policy").description("check, validate and migrate policy files");
+
+  policy
+    .command("check")
+    .description("decide one tool call against a policy and print the decision as JSON")
+    .requiredOption("--policy <file>", "policy file (v2 or legacy v1)")
+    .requiredOption("--tool <name>", "tool name")
+    .option("--args <json>", "tool arguments as a JSON object", "{}")
+    .option("--prior-calls <n>", "tool calls this session already made (for limits)", nonNegativeInt, 0)
+    .option("--prior-requests <n>", "requests this session already made (for limits)", nonNegativeInt, 0)
+    .action((opts: { policy: string; tool: string; args: string; priorCalls: number; priorRequests: number }) => {
+      const compiled = loadOrExit(opts.policy);
+      // Syntax errors are bad input (exit 2); duplicate keys and excessive depth are decided (denied).
+      const parsed = parseStrictJson(opts.args);
+      if (!parsed.ok && parsed.code === "E_JSON_SYNTAX") {
+        fail(`--args is not valid JSON: ${parsed.message} (at offset ${parsed.offset})`);
+      }
+      const decision = decideCall(
+        compiled,
+        opts.tool,
+        { kind: "json", text: opts.args },
+        { toolCalls: opts.priorCalls, requests: opts.priorRequests },
+      );
+      process.stdout.write(JSON.stringify(decisionJson(decision)) + "\n");
+      process.exitCode = decision.decision === "allow" ? EXIT.ok : EXIT.denied;
+    });
+
+  policy
+    .command("validate")
+    .description("parse, check and lint a policy file; exit 0 when valid, 2 when not")
+    .requiredOption("--input <file>", "policy file")
+    .option("--deny-deprecations", "treat deprecated constructs (v1 format, root allow/deny) as errors")
+    .option("--format <format>", "text or json", formatOption, "text")
+    .action((opts: { input: string; denyDeprecations?: boolean; format: "text" | "json" }) => {
+      const { policy, diagnostics } = validate(opts.input, opts.denyDeprecations === true);
+      const valid = !hasErrors(diagnostics);
+      if (opts.format === "json") {
+        process.stdout.write(
+          JSON.stringify({
+            file: opts.input,
+            valid,
+            version: policy?.sourceVersion ?? null,
+            errors: diagnostics.filter((d) => d.severity === "error").length,
+            warnings: diagnostics.filter((d) => d.severity === "warning").length,
+            diagnostics,
+          }) + "\n",
+        );
+      } else {
+        for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+        const warnings = diagnostics.filter((d) => d.severity === "warning").length;
+        const errors = diagnostics.length - warnings;
+        process.stdout.write(
+          valid
+            ? `${opts.input}: valid (version ${policy?.sourceVersion}, ${plural(warnings, "warning")})\n`
+            : `${opts.input}: invalid (${plural(errors, "error")}, ${plural(warnings, "warning")})\n`,
+        );
+      }
+      process.exitCode = valid ? EXIT.ok : EXIT.badInput;
+    });
+
+  policy
+    .command("migrate")
+    .description("write the v2 form of a policy (stdout unless --output)")
+    .requiredOption("--input <file>", "policy file (v1 or v2)")
+    .option("--output <file>", "write here instead of stdout")
+    .option("--check", "write nothing; exit 1 when the file needs migrating, 0 when it is already v2")
+    .action((opts: { input: string; output?: string; check?: boolean }) => {
+      const { policy, diagnostics } = loadPolicyFile(opts.input);
+      printDiagnostics(diagnostics);
+      if (policy === null) process.exit(EXIT.badInput);
+      const needed = needsMigration(policy);
+      if (opts.check) {
+        process.stdout.write(
+          needed ? `${opts.input}: needs migration to version 2.0\n` : `${opts.input}: already version 2.0\n`,
+        );
+        process.exitCode = needed ? EXIT.needsMigration : EXIT.ok;
+        return;
+      }
+      const text = migratePolicy(policy);
+      if (opts.output === undefined) process.stdout.write(text);
+      else writeFileSync(opts.output, text);
+      process.exitCode = EXIT.ok;
+    });
+}
+
+/** Load + compile, with every diagnostic of validation (lint warnings, schemas that do not compile). */
+export function validate(file: string, denyDeprecations: boolean): { policy: Policy | null; diagnostics: Diagnostic[] } {
+  const { policy, diagnostics } = loadPolicyFile(file);
+  const all = [...diagnostics];
+  if (policy !== null) {
+    all.push(...lintPolicy(policy));
+    for (const [tool, schema] of compilePolicy(policy).schemas) {
+      if (schema.ok) continue;
+      const at = policy.schemas[tool]?.at;
+      all.push({
+        severity: "error",
+        code: "E_SCHEMA_COMPILE",
+        message: `schema for '${tool}' does not compile: ${schema.error}; calls to it will be denied`,
+        file: at?.file ?? file,
+        line: at?.line ?? 0,
+        column: at?.column ?? 0,
+        path: at?.path ?? `schemas.${tool}`,
+      });
+    }
+  }
+  if (denyDeprecations) {
+    for (const d of all) {
+      if (d.code.startsWith("W_DEPRECATED")) {
+        d.severity = "error";
+        d.hint = d.hint ?? "run `toolgate policy migrate` to rewrite the file in the v2 form";
+      }
+    }
+  }
+  all.sort((a, b) => a.line - b.line || a.column - b.column);
+  return { policy, diagnostics: all };
+}
+
+function loadOrExit(file: string): CompiledPolicy {
+  const { policy, diagnostics } = loadPolicyFile(file);
+  printDiagnostics(diagnostics);
+  if (policy === null) process.exit(EXIT.badInput);
+  return compilePolicy(policy);
+}
+
+function printDiagnostics(diagnostics: readonly Diagnostic[]): void {
+  for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+}
+
+function fail(message: string): never {
+  process.stderr.write(`toolgate: ${message}\n`);
+  process.exit(EXIT.badInput);
+}
+
+function nonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value)) fail(`expected a non-negative integer, got '${value}'`);
+  return Number(value);
+}
+
+function formatOption(value: string): "text" | "json" {
+  if (value !== "text" && value !== "json") fail(`--format must be text or json, got '${value}'`);
+  return value;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
