@@ -1,0 +1,20 @@
+// `npm run bench`: every benchmark, one after another so they do not share the two cores.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runEngineBench } from "./engine.js";
+import { printTable } from "./measure.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+console.log(`toolgate benchmarks — node ${process.version}, ${new Date().toISOString()}`);
+printTable("policy engine (in-process)", runEngineBench());
+
+// Benchmarks that drive real MCP servers run as their own processes.
+for (const script of ["wrap.js", "serve.js"]) {
+  const path = join(here, script);
+  if (!existsSync(path)) continue;
+  const result = spawnSync(process.execPath, [path], { stdio: "inherit" });
+  if (result.status !== 0) process.exitCode = 1;
+}
