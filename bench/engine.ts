@@ -112,6 +112,7 @@ export function runEngineBench(): Row[] {
   return rows;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+// Run directly (node dist/bench/engine.js) rather than bundled into run.js.
+if (/engine\.[jt]s$/.test(process.argv[1] ?? "")) {
   printTable("policy engine", runEngineBench());
 }

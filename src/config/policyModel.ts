@@ -4,6 +4,8 @@
  * it came from so a decision can cite the rule that decided it.
  */
 
+import type { SourceNode } from "./sourceTree.js";
+
 /** Where a value sits in its source file. */
 export interface SourceRef {
   file: string;
@@ -85,6 +87,9 @@ export interface Policy {
   schemas: Record<string, ToolSchemaEntry>;
   /** `schemas.$defs`, shared by every tool schema. */
   sharedDefs: Record<string, unknown>;
+  /** Where `schemas.$defs` is written, and its tree with positions (see ToolSchemaEntry.source). */
+  sharedDefsAt?: SourceRef;
+  sharedDefsSource?: SourceNode;
   enforcement: {
     unconstrainedTools: UnconstrainedMode;
     deniedTools: DeniedToolsMode;
@@ -95,8 +100,17 @@ export interface Policy {
     maxToolCallsTotal?: number;
   };
   toolPins: ToolPin[];
-  /** Hex SHA-256 of the RFC 8785 form of the normalized policy document; recorded in audit events. */
+  /** Hex SHA-256 of the file's exact text (UTF-8 bytes); recorded in audit events. */
   digest: string;
+  /** Deprecated constructs the file used (what `toolgate policy migrate` rewrites); absent: none. */
+  legacy?: LegacyConstructs;
+}
+
+export interface LegacyConstructs {
+  /** Root-level `allow` / `deny`, merged into `tools.allow` / `tools.deny`. */
+  rootAllowDeny: boolean;
+  /** v1 `constraints`, turned into in-memory schemas. */
+  constraints: boolean;
 }
 
 export interface ToolSchemaEntry {
@@ -105,4 +119,6 @@ export interface ToolSchemaEntry {
   at: SourceRef;
   /** True when the schema was generated from a v1 `constraints` entry. */
   fromV1Constraints: boolean;
+  /** The schema as written, with positions (v2 `schemas` only), so lint can name the line of a nested keyword. */
+  source?: SourceNode;
 }
