@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerPolicyCommands } from "./policyCommands.js";
+import { registerWrapCommand } from "./wrapCommand.js";
 
 const program = new Command("toolgate")
   .description("MCP tool-policy gateway: which tools a model can see and call, with which arguments")
@@ -10,6 +11,7 @@ const program = new Command("toolgate")
   .exitOverride();
 
 registerPolicyCommands(program);
+registerWrapCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {

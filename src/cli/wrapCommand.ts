@@ -1,0 +1,108 @@
+import { randomBytes } from "node:crypto";
+import { InvalidArgumentError, type Command } from "commander";
+import { JsonlFileSink } from "../audit/jsonlFileSink.js";
+import type { AuditSink } from "../audit/sink.js";
+import { formatDiagnostic } from "../config/diagnostics.js";
+import { loadPolicyFile } from "../config/policyLoader.js";
+import { DEFAULT_MAX_FRAME_BYTES } from "../gateway/frames.js";
+import { PolicyProxy } from "../gateway/policyProxy.js";
+import { compilePolicy } from "../policy/compile.js";
+import type { ToolGate } from "../policy/gate.js";
+import { allowAllGate, createPolicyGate } from "../policy/policyGate.js";
+import { runStdioWrap } from "../transports/stdioWrap.js";
+
+interface WrapOptions {
+  policy?: string;
+  auditLog?: string;
+  dryRun?: boolean;
+  verbose?: boolean;
+  label?: string;
+  maxFrameBytes: number;
+}
+
+/** Exit status when toolgate itself refuses to start (bad policy, unwritable audit log, bad flags). */
+const EXIT_BAD_INPUT = 2;
+
+/** `toolgate wrap [options] -- CMD [ARGS…]`: the stdio policy proxy around one MCP server. */
+export function registerWrapCommand(program: Command): void {
+  program
+    .command("wrap")
+    .description("run an MCP server behind the policy: filtered tools/list, decided tools/call, audit log")
+    .option("--policy <file>", "policy file (v2 or legacy v1); without it every tool is allowed")
+    .option("--audit-log <file>", "append one JSON line per decision to this file")
+    .option("--dry-run", "decide and record, but filter and block nothing (audit says would-deny / would-hide)")
+    .option("--verbose", "one line per decision on stderr")
+    .option("--label <id>", "session label recorded in the audit log (default: a random id)")
+    .option("--max-frame-bytes <n>", "longest accepted JSON-RPC line, either direction", positiveInteger, DEFAULT_MAX_FRAME_BYTES)
+    .argument("<command...>", "the server command and its arguments (after --)")
+    .passThroughOptions()
+    .action(async (command: string[], options: WrapOptions) => {
+      process.exit(await wrap(command, options));
+    });
+}
+
+async function wrap(command: string[], options: WrapOptions): Promise<number> {
+  const log = (line: string): void => {
+    process.stderr.write(`toolgate: ${line}\n`);
+  };
+  const gate = loadGate(options.policy, log);
+  if (gate === null) return EXIT_BAD_INPUT;
+
+  let audit: AuditSink | null = null;
+  if (options.auditLog !== undefined) {
+    try {
+      audit = new JsonlFileSink(options.auditLog);
+    } catch (error) {
+      log(error instanceof Error ? error.message : String(error));
+      return EXIT_BAD_INPUT;
+    }
+  }
+
+  const [program, ...args] = command;
+  if (program === undefined) {
+    log("wrap needs the server command after --");
+    return EXIT_BAD_INPUT;
+  }
+  try {
+    return await runStdioWrap({
+      command: program,
+      args,
+      maxFrameBytes: options.maxFrameBytes,
+      log,
+      createHandler: (peers) =>
+        new PolicyProxy(
+          {
+            gate,
+            audit,
+            session: options.label ?? randomBytes(8).toString("hex"),
+            dryRun: options.dryRun === true,
+            verbose: options.verbose === true,
+            log,
+          },
+          peers,
+        ),
+    });
+  } finally {
+    audit?.close();
+  }
+}
+
+/** The gate for the policy file, or `null` (after printing why) when it cannot be used: never allow-all. */
+function loadGate(file: string | undefined, log: (line: string) => void): ToolGate | null {
+  if (file === undefined) return allowAllGate();
+  const { policy, diagnostics } = loadPolicyFile(file);
+  for (const diagnostic of diagnostics) process.stderr.write(formatDiagnostic(diagnostic) + "\n");
+  if (policy === null) {
+    log(`policy '${file}' cannot be used; the server was not started`);
+    return null;
+  }
+  return createPolicyGate(compilePolicy(policy));
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError("expected a positive integer");
+  }
+  return n;
+}

@@ -1,0 +1,90 @@
+import type { Readable, Writable } from "node:stream";
+import type { ProxyPeers } from "../gateway/policyProxy.js";
+import type { InboundFrame } from "../gateway/frames.js";
+import type { JsonRpcMessage } from "../gateway/jsonRpc.js";
+import { ChildServer } from "./childServer.js";
+import { LineFramer } from "./lineFramer.js";
+
+/** The part of the proxy a transport drives. */
+export interface FrameHandler {
+  fromClient(frame: InboundFrame): void;
+  fromServer(frame: InboundFrame): void;
+  serverClosed(): void;
+  idle(): Promise<void>;
+}
+
+export interface StdioWrapOptions {
+  command: string;
+  args: readonly string[];
+  maxFrameBytes: number;
+  /** Builds the proxy once the peers exist. */
+  createHandler(peers: ProxyPeers): FrameHandler;
+  log(line: string): void;
+  /** Shutdown grace periods (stdin close → SIGTERM → SIGKILL). */
+  graceMs?: number;
+  input?: Readable;
+  output?: Writable;
+}
+
+const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+
+/**
+ * Newline-delimited JSON-RPC between our stdin/stdout (the client) and a child server's stdin/stdout.
+ * Only moves frames; every decision is the handler's. Resolves with the exit status to exit with: the
+ * server's own, so a wrapped server looks the same to whoever started it.
+ */
+export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const child = new ChildServer({ command: options.command, args: options.args, graceMs: options.graceMs ?? 2000 });
+
+  let clientGone = false;
+  const peers: ProxyPeers = {
+    toServer: (message: JsonRpcMessage) => child.write(JSON.stringify(message) + "\n"),
+    toClient: (message: JsonRpcMessage) => {
+      if (!clientGone) output.write(JSON.stringify(message) + "\n");
+    },
+  };
+  const handler = options.createHandler(peers);
+
+  const serverFramer = new LineFramer(options.maxFrameBytes, (frame) => handler.fromServer(frame));
+  child.process.stdout.on("data", (chunk: Buffer) => serverFramer.push(chunk));
+  child.process.stdout.on("end", () => {
+    serverFramer.end();
+    handler.serverClosed();
+  });
+
+  const clientFramer = new LineFramer(options.maxFrameBytes, (frame) => handler.fromClient(frame));
+  const onClientData = (chunk: Buffer): void => clientFramer.push(chunk);
+  let shuttingDown = false;
+  const clientClosed = (): void => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    clientFramer.end();
+    // Let calls still waiting (catalog, probe) reach the server before its input closes.
+    void handler.idle().then(() => child.shutdown());
+  };
+  input.on("data", onClientData);
+  input.on("end", clientClosed);
+  input.on("error", clientClosed);
+  output.on("error", () => {
+    // EPIPE: the client closed its end; nothing more can reach it.
+    clientGone = true;
+    clientClosed();
+  });
+
+  const forward = (signal: NodeJS.Signals): void => child.signal(signal);
+  for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
+
+  try {
+    return await child.closed;
+  } catch (error) {
+    options.log(`cannot start the server '${options.command}': ${error instanceof Error ? error.message : String(error)}`);
+    return 127;
+  } finally {
+    for (const signal of FORWARDED_SIGNALS) process.off(signal, forward);
+    input.off("data", onClientData);
+    input.off("end", clientClosed);
+    input.pause();
+  }
+}
