@@ -1,0 +1,140 @@
+import type { Diagnostic } from "./diagnostics.js";
+import {
+  parseServerSelection,
+  parseToolsMap,
+  type NameRef,
+  type ServerSelection,
+  type ToolsMap,
+} from "./patternList.js";
+import type { SourceRef } from "./policyModel.js";
+import { serverNameProblem } from "./serverName.js";
+import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings, type SourceNode } from "./sourceTree.js";
+
+/** `config.yaml`: the global configuration level. */
+
+/** A `mapping_mcp_servers` entry: one name standing for several servers. */
+export interface ServerAlias {
+  alias: string;
+  at: SourceRef;
+  servers: NameRef[];
+}
+
+export interface GlobalConfig {
+  /** `null` when there is no config.yaml. */
+  file: string | null;
+  /** `null`: no server is enabled by default (the spec's default). */
+  enabledMcpServers: ServerSelection | null;
+  aliases: ServerAlias[];
+  /** The config level's `mcp_tools`; `.set` writes here when no session, agent or role is active. */
+  mcpTools: ToolsMap | null;
+  /** `policy:` as written (relative to the configuration directory) and where. */
+  policy: { path: string; at: SourceRef } | null;
+}
+
+export const CONFIG_YAML_FIELDS = [
+  "enabled_mcp_servers",
+  "mapping_mcp_servers",
+  "mcp_tools",
+  "policy",
+] as const;
+
+export function emptyGlobalConfig(): GlobalConfig {
+  return { file: null, enabledMcpServers: null, aliases: [], mcpTools: null, policy: null };
+}
+
+function parseAliases(node: SourceNode, diagnostics: Diagnostic[]): ServerAlias[] {
+  if (node.kind === "scalar" && node.value === null) return [];
+  if (node.kind !== "map") {
+    diagnostics.push({
+      severity: "error",
+      code: "E_FIELD_TYPE",
+      message: `'mapping_mcp_servers' must be a map of alias to server names, but this is ${describeKind(node)}`,
+      ...node.at,
+    });
+    return [];
+  }
+  const out: ServerAlias[] = [];
+  for (const e of node.entries) {
+    const problem = serverNameProblem(e.key);
+    if (problem !== null) {
+      diagnostics.push({
+        severity: "error",
+        code: "E_SERVER_NAME",
+        message: `alias: ${problem}`,
+        ...e.keyAt,
+      });
+      continue;
+    }
+    const selection = parseServerSelection(
+      e.value,
+      { commaString: true, field: `mapping_mcp_servers.${e.key}`, fileKind: "config.yaml" },
+      diagnostics,
+    );
+    if (selection?.all) {
+      diagnostics.push({
+        severity: "error",
+        code: "E_FIELD_TYPE",
+        message: `alias '${e.key}' cannot map to 'all'; list the servers it stands for`,
+        ...e.value.at,
+      });
+      continue;
+    }
+    out.push({ alias: e.key, at: e.keyAt, servers: selection === null ? [] : selection.names });
+  }
+  return out;
+}
+
+/** Parses the text of `config.yaml`. Pure. */
+export function parseConfigYaml(
+  file: string,
+  text: string,
+): { config: GlobalConfig; diagnostics: Diagnostic[] } {
+  const parsed = parseYamlSource(file, text);
+  const diagnostics = [...parsed.diagnostics];
+  const config: GlobalConfig = { ...emptyGlobalConfig(), file };
+  const root = parsed.root;
+  if (root === null) return { config, diagnostics };
+  if (root.kind !== "map") {
+    diagnostics.push({
+      severity: "error",
+      code: "E_FIELD_TYPE",
+      message: `config.yaml must be a map of settings, but this is ${describeKind(root)}`,
+      ...root.at,
+    });
+    return { config, diagnostics };
+  }
+  diagnostics.push(...unknownKeyWarnings(root, CONFIG_YAML_FIELDS, "config.yaml"));
+  const enabled = entryOf(root, "enabled_mcp_servers");
+  if (enabled !== undefined) {
+    config.enabledMcpServers = parseServerSelection(
+      enabled.value,
+      { commaString: true, field: "enabled_mcp_servers", fileKind: "config.yaml" },
+      diagnostics,
+    );
+  }
+  const aliases = entryOf(root, "mapping_mcp_servers");
+  if (aliases !== undefined) config.aliases = parseAliases(aliases.value, diagnostics);
+  const tools = entryOf(root, "mcp_tools");
+  if (tools !== undefined) {
+    config.mcpTools = parseToolsMap(
+      tools.value,
+      { commaString: true, nullBlocksAll: false, fileKind: "config.yaml" },
+      diagnostics,
+    );
+  }
+  const policy = entryOf(root, "policy");
+  if (policy !== undefined) {
+    const v = policy.value;
+    if (v.kind === "scalar" && typeof v.value === "string" && v.value !== "") {
+      config.policy = { path: v.value, at: v.at };
+    } else if (!(v.kind === "scalar" && v.value === null)) {
+      diagnostics.push({
+        severity: "error",
+        code: "E_FIELD_TYPE",
+        message: `'policy' must be the path of a policy file (relative to the configuration directory), but this is ${describeKind(v)}`,
+        ...v.at,
+      });
+    }
+  }
+  return { config, diagnostics };
+}

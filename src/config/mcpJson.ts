@@ -1,0 +1,333 @@
+import type { Diagnostic } from "./diagnostics.js";
+import { patternsFromSeq, type PatternSource } from "./patternList.js";
+import type { SourceRef } from "./policyModel.js";
+import { serverNameProblem } from "./serverName.js";
+import {
+  describeKind,
+  entryOf,
+  parseYamlSource,
+  unknownKeyWarnings,
+  type SourceMap,
+  type SourceNode,
+} from "./sourceTree.js";
+
+/** `mcp.json`: the servers toolgate may start or reach, and their outermost whitelist (`allowedTools`). */
+
+export type McpTransport = "stdio" | "http" | "sse";
+
+interface McpServerBase {
+  name: string;
+  /** Where the server's key is written. */
+  at: SourceRef;
+  /** `null`: no `allowedTools` field (all tools allowed); `[]`: every tool blocked. */
+  allowedTools: PatternSource[] | null;
+  allowedToolsAt: SourceRef | null;
+}
+
+export interface StdioServerConfig extends McpServerBase {
+  transport: "stdio";
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string | null;
+}
+
+export interface RemoteServerConfig extends McpServerBase {
+  transport: "http" | "sse";
+  url: string;
+  headers: Record<string, string>;
+}
+
+export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
+
+export interface McpJson {
+  file: string;
+  /** In file order. Entries with errors are left out (and reported). */
+  servers: McpServerConfig[];
+}
+
+export interface McpJsonResult {
+  mcp: McpJson;
+  diagnostics: Diagnostic[];
+}
+
+const STDIO_FIELDS = ["type", "command", "args", "env", "cwd", "allowedTools"] as const;
+const REMOTE_FIELDS = ["type", "url", "headers", "allowedTools"] as const;
+const ALL_FIELDS = ["type", "command", "args", "env", "cwd", "url", "headers", "allowedTools"];
+
+/** The spec's startup warning for `"allowedTools": []`. */
+export function emptyAllowedToolsMessage(server: string): string {
+  return `MCP server '${server}' has an empty "allowedTools" list, so none of its tools will be callable`;
+}
+
+function error(code: string, message: string, at: SourceRef): Diagnostic {
+  return { severity: "error", code, message, ...at };
+}
+
+function stringField(map: SourceMap, key: string, server: string, diagnostics: Diagnostic[]): string | null {
+  const e = entryOf(map, key);
+  if (e === undefined) return null;
+  if (e.value.kind === "scalar" && typeof e.value.value === "string") return e.value.value;
+  diagnostics.push(
+    error(
+      "E_FIELD_TYPE",
+      `"${key}" of server '${server}' must be a string, but this is ${describeKind(e.value)}`,
+      e.value.at,
+    ),
+  );
+  return null;
+}
+
+function stringList(node: SourceNode, key: string, server: string, diagnostics: Diagnostic[]): string[] {
+  if (node.kind !== "seq") {
+    diagnostics.push(
+      error(
+        "E_FIELD_TYPE",
+        `"${key}" of server '${server}' must be a list of strings, but this is ${describeKind(node)}`,
+        node.at,
+      ),
+    );
+    return [];
+  }
+  const out: string[] = [];
+  for (const item of node.items) {
+    if (item.kind === "scalar" && typeof item.value === "string") out.push(item.value);
+    else {
+      diagnostics.push(
+        error(
+          "E_FIELD_TYPE",
+          `"${key}" of server '${server}' must hold only strings, but this is ${describeKind(item)}`,
+          item.at,
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+function stringMap(
+  node: SourceNode,
+  key: string,
+  server: string,
+  diagnostics: Diagnostic[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (node.kind !== "map") {
+    diagnostics.push(
+      error(
+        "E_FIELD_TYPE",
+        `"${key}" of server '${server}' must be an object of strings, but this is ${describeKind(node)}`,
+        node.at,
+      ),
+    );
+    return out;
+  }
+  for (const e of node.entries) {
+    if (e.value.kind === "scalar" && typeof e.value.value === "string") {
+      Object.defineProperty(out, e.key, {
+        value: e.value.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    } else {
+      diagnostics.push(
+        error(
+          "E_FIELD_TYPE",
+          `"${key}.${e.key}" of server '${server}' must be a string, but this is ${describeKind(e.value)}`,
+          e.value.at,
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+function parseAllowedTools(
+  map: SourceMap,
+  server: string,
+  diagnostics: Diagnostic[],
+): { allowedTools: PatternSource[] | null; allowedToolsAt: SourceRef | null } {
+  const e = entryOf(map, "allowedTools");
+  if (e === undefined) return { allowedTools: null, allowedToolsAt: null };
+  if (e.value.kind !== "seq") {
+    diagnostics.push(
+      error(
+        "E_FIELD_TYPE",
+        `"allowedTools" of server '${server}' must be a list of tool-name patterns, but this is ${describeKind(e.value)} ` +
+          `(omit the field to allow every tool)`,
+        e.value.at,
+      ),
+    );
+    // Fail closed: a whitelist we cannot read blocks everything.
+    return { allowedTools: [], allowedToolsAt: e.keyAt };
+  }
+  const patterns = patternsFromSeq(e.value, diagnostics);
+  if (patterns.length === 0) {
+    diagnostics.push({
+      severity: "warning",
+      code: "W_EMPTY_ALLOWED_TOOLS",
+      message: emptyAllowedToolsMessage(server),
+      ...e.keyAt,
+    });
+  }
+  return { allowedTools: patterns, allowedToolsAt: e.keyAt };
+}
+
+function parseServer(
+  name: string,
+  at: SourceRef,
+  node: SourceNode,
+  diagnostics: Diagnostic[],
+): McpServerConfig | null {
+  if (node.kind !== "map") {
+    diagnostics.push(
+      error("E_FIELD_TYPE", `server '${name}' must be an object, but this is ${describeKind(node)}`, node.at),
+    );
+    return null;
+  }
+  const before = diagnostics.length;
+  const typeEntry = entryOf(node, "type");
+  let transport: McpTransport;
+  if (typeEntry === undefined) {
+    if (entryOf(node, "url") !== undefined && entryOf(node, "command") === undefined) {
+      diagnostics.push(
+        error(
+          "E_MCP_SERVER",
+          `server '${name}' has a "url" but no "type"; add "type": "http" or "type": "sse"`,
+          at,
+        ),
+      );
+      return null;
+    }
+    // The common client format: a stdio server without "type".
+    transport = "stdio";
+  } else {
+    const t = typeEntry.value;
+    if (t.kind === "scalar" && (t.value === "stdio" || t.value === "http" || t.value === "sse")) {
+      transport = t.value;
+    } else {
+      diagnostics.push(
+        error(
+          "E_MCP_SERVER",
+          `"type" of server '${name}' must be "stdio", "http" or "sse", but this is ${describeKind(t)}`,
+          t.at,
+        ),
+      );
+      return null;
+    }
+  }
+
+  diagnostics.push(...unknownKeyWarnings(node, ALL_FIELDS, `server '${name}'`));
+  const own: readonly string[] = transport === "stdio" ? STDIO_FIELDS : REMOTE_FIELDS;
+  for (const e of node.entries) {
+    if (ALL_FIELDS.includes(e.key) && !own.includes(e.key)) {
+      diagnostics.push({
+        severity: "warning",
+        code: "W_FIELD_IGNORED",
+        message: `"${e.key}" does not apply to ${transport} server '${name}' and is ignored`,
+        ...e.keyAt,
+      });
+    }
+  }
+
+  const { allowedTools, allowedToolsAt } = parseAllowedTools(node, name, diagnostics);
+  if (transport === "stdio") {
+    const command = stringField(node, "command", name, diagnostics);
+    if (command === null || command === "") {
+      if (entryOf(node, "command") === undefined || command === "") {
+        diagnostics.push(error("E_MCP_SERVER", `stdio server '${name}' needs a non-empty "command"`, at));
+      }
+      return null;
+    }
+    const argsEntry = entryOf(node, "args");
+    const envEntry = entryOf(node, "env");
+    const args = argsEntry === undefined ? [] : stringList(argsEntry.value, "args", name, diagnostics);
+    const env = envEntry === undefined ? {} : stringMap(envEntry.value, "env", name, diagnostics);
+    const cwd = stringField(node, "cwd", name, diagnostics);
+    if (diagnostics.slice(before).some((d) => d.severity === "error")) return null;
+    return { name, at, transport, command, args, env, cwd, allowedTools, allowedToolsAt };
+  }
+  const url = stringField(node, "url", name, diagnostics);
+  if (url === null) {
+    if (entryOf(node, "url") === undefined) {
+      diagnostics.push(error("E_MCP_SERVER", `${transport} server '${name}' needs a "url"`, at));
+    }
+    return null;
+  }
+  if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) {
+    const urlAt = entryOf(node, "url")!.value.at;
+    diagnostics.push(
+      error(
+        "E_MCP_SERVER",
+        `"url" of server '${name}' must be an http:// or https:// URL, but is '${url}'`,
+        urlAt,
+      ),
+    );
+    return null;
+  }
+  const headersEntry = entryOf(node, "headers");
+  const headers =
+    headersEntry === undefined ? {} : stringMap(headersEntry.value, "headers", name, diagnostics);
+  if (diagnostics.slice(before).some((d) => d.severity === "error")) return null;
+  return { name, at, transport, url, headers, allowedTools, allowedToolsAt };
+}
+
+/** Parses the text of `mcp.json`. Pure. */
+export function parseMcpJson(file: string, text: string): McpJsonResult {
+  const parsed = parseYamlSource(file, text);
+  const diagnostics = [...parsed.diagnostics];
+  const mcp: McpJson = { file, servers: [] };
+  if (parsed.root === null) {
+    if (diagnostics.length === 0) {
+      diagnostics.push({
+        severity: "error",
+        code: "E_MCP_JSON",
+        message: 'mcp.json is empty; it needs an "mcpServers" object',
+        file,
+        line: 0,
+        column: 0,
+        path: "",
+      });
+    }
+    return { mcp, diagnostics };
+  }
+  const root = parsed.root;
+  if (root.kind !== "map") {
+    diagnostics.push(
+      error(
+        "E_MCP_JSON",
+        `mcp.json must be an object with "mcpServers", but this is ${describeKind(root)}`,
+        root.at,
+      ),
+    );
+    return { mcp, diagnostics };
+  }
+  diagnostics.push(...unknownKeyWarnings(root, ["mcpServers"], "mcp.json"));
+  const servers = entryOf(root, "mcpServers");
+  if (servers === undefined) {
+    diagnostics.push(error("E_MCP_JSON", 'mcp.json has no "mcpServers" object', root.at));
+    return { mcp, diagnostics };
+  }
+  if (servers.value.kind === "scalar" && servers.value.value === null) return { mcp, diagnostics };
+  if (servers.value.kind !== "map") {
+    diagnostics.push(
+      error(
+        "E_FIELD_TYPE",
+        `"mcpServers" must be an object of server entries, but this is ${describeKind(servers.value)}`,
+        servers.value.at,
+      ),
+    );
+    return { mcp, diagnostics };
+  }
+  for (const e of servers.value.entries) {
+    const problem = serverNameProblem(e.key);
+    if (problem !== null) {
+      diagnostics.push(error("E_SERVER_NAME", problem, e.keyAt));
+      continue;
+    }
+    const server = parseServer(e.key, e.keyAt, e.value, diagnostics);
+    if (server !== null) mcp.servers.push(server);
+  }
+  return { mcp, diagnostics };
+}

@@ -1,0 +1,108 @@
+import { isMap, parseDocument } from "yaml";
+import { ToolgateError } from "../errors.js";
+import { whitelistPatternProblem } from "../patterns/index.js";
+import type { Diagnostic } from "./diagnostics.js";
+import { parseToolsMap, type ToolsMap } from "./patternList.js";
+import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
+
+/**
+ * `sessions/<name>.yaml`: the session level. Its map comes only from `.set mcp_tools.<server>` (sessions do not
+ * inherit the role's map); toolgate persists it here. Values may be YAML lists (what toolgate writes) or
+ * comma-separated strings (what `.set` takes).
+ */
+export interface SessionFile {
+  name: string;
+  file: string;
+  /** False for a session that has no file yet (it is created by the first `.set`). */
+  exists: boolean;
+  mcpTools: ToolsMap | null;
+}
+
+export const SESSION_FIELDS = ["mcp_tools"] as const;
+
+export function newSession(name: string, file: string): SessionFile {
+  return { name, file, exists: false, mcpTools: null };
+}
+
+/** Parses a session file. Pure. */
+export function parseSessionFile(
+  name: string,
+  file: string,
+  text: string,
+): { session: SessionFile; diagnostics: Diagnostic[] } {
+  const parsed = parseYamlSource(file, text);
+  const diagnostics = [...parsed.diagnostics];
+  const session: SessionFile = { name, file, exists: true, mcpTools: null };
+  const root = parsed.root;
+  if (root === null) return { session, diagnostics };
+  if (root.kind !== "map") {
+    diagnostics.push({
+      severity: "error",
+      code: "E_FIELD_TYPE",
+      message: `session '${name}' must be a map of settings, but this is ${describeKind(root)}`,
+      ...root.at,
+    });
+    return { session, diagnostics };
+  }
+  const fileKind = `sessions/${name}.yaml`;
+  diagnostics.push(...unknownKeyWarnings(root, SESSION_FIELDS, fileKind));
+  const tools = entryOf(root, "mcp_tools");
+  if (tools !== undefined) {
+    session.mcpTools = parseToolsMap(
+      tools.value,
+      { commaString: true, nullBlocksAll: false, fileKind },
+      diagnostics,
+    );
+  }
+  return { session, diagnostics };
+}
+
+/**
+ * The text of a session file holding `map`, keeping everything else of `previousText` (other keys, comments).
+ * An empty or null map removes `mcp_tools`. Pure.
+ *
+ * Throws `E_SESSION_WRITE` when the previous file cannot be parsed, or when the map holds a non-string pattern
+ * that would turn into a valid pattern once written back as text (which would widen what it allows).
+ */
+export function serializeSessionFile(previousText: string | null, map: ToolsMap | null): string {
+  const doc = parseDocument(previousText ?? "", { uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ToolgateError(
+      "E_SESSION_WRITE",
+      `cannot update the session file: ${doc.errors[0]!.message.split("\n")[0]}`,
+    );
+  }
+  if (doc.contents !== null && !isMap(doc.contents)) {
+    throw new ToolgateError("E_SESSION_WRITE", "cannot update the session file: it is not a map of settings");
+  }
+  if (map === null || map.length === 0) {
+    if (doc.contents !== null) doc.delete("mcp_tools");
+  } else {
+    const plain: Record<string, string[]> = {};
+    for (const entry of map) {
+      for (const p of entry.patterns) {
+        if (p.problem !== null && whitelistPatternProblem(p.source) === null) {
+          const where = p.at === null ? "" : ` (${p.at.file}:${p.at.line})`;
+          throw new ToolgateError(
+            "E_SESSION_WRITE",
+            `cannot update the session file: the pattern ${p.source}${where} is not a string; fix it in the file first`,
+          );
+        }
+      }
+      Object.defineProperty(plain, entry.key, {
+        value: entry.patterns.map((p) => p.source),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    const node = doc.createNode(plain);
+    for (const pair of node.items) {
+      (pair.value as { flow?: boolean }).flow = true;
+    }
+    if (doc.contents === null) doc.contents = doc.createNode({}) as never;
+    doc.set("mcp_tools", node);
+  }
+  if (doc.contents === null || (isMap(doc.contents) && doc.contents.items.length === 0)) return "{}\n";
+  return doc.toString();
+}
