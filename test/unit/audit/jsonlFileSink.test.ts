@@ -1,0 +1,67 @@
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { argumentsDigest } from "../../../src/audit/argsDigest.js";
+import type { ToolCallEvent } from "../../../src/audit/events.js";
+import { JsonlFileSink } from "../../../src/audit/jsonlFileSink.js";
+
+const event = (tool: string): ToolCallEvent => ({
+  time: "2026-01-01T00:00:00.000Z",
+  session: "s",
+  policy_digest: null,
+  request_id: 1,
+  event: "tools/call",
+  tool,
+  decision: "allow",
+  code: null,
+  rule: null,
+  reason: "r",
+  warnings: [],
+  args_sha256: null,
+});
+
+describe("JsonlFileSink", () => {
+  it("appends one JSON line per event after what the file already holds", () => {
+    const path = join(mkdtempSync(join(tmpdir(), "tg-audit-")), "audit.jsonl");
+    writeFileSync(path, '{"earlier":true}\n');
+    const sink = new JsonlFileSink(path);
+    sink.write(event("a"));
+    sink.write(event("b"));
+    sink.close();
+    const lines = readFileSync(path, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { tool?: string });
+    expect(lines.map((l) => l.tool)).toEqual([undefined, "a", "b"]);
+  });
+
+  it("throws E_AUDIT_OPEN for a file it cannot open and E_AUDIT_WRITE after close", () => {
+    expect(() => new JsonlFileSink("/nonexistent-dir/x/audit.jsonl")).toThrow(expect.objectContaining({ code: "E_AUDIT_OPEN" }));
+    const sink = new JsonlFileSink(join(mkdtempSync(join(tmpdir(), "tg-audit-")), "a.jsonl"));
+    sink.close();
+    expect(() => sink.write(event("a"))).toThrow(expect.objectContaining({ code: "E_AUDIT_WRITE" }));
+  });
+
+  it("fails writes on a full device", () => {
+    // /dev/full accepts the open and fails every write with ENOSPC.
+    const sink = new JsonlFileSink("/dev/full");
+    expect(() => sink.write(event("a"))).toThrow(expect.objectContaining({ code: "E_AUDIT_WRITE" }));
+  });
+});
+
+describe("argumentsDigest", () => {
+  it("is the SHA-256 of the RFC 8785 form: key order and number spelling do not matter", () => {
+    const a = argumentsDigest(JSON.parse('{"b":[1,2],"a":{"y":1e2,"x":"é"}}'));
+    const b = argumentsDigest(JSON.parse('{"a":{"x":"é","y":100},"b":[1,2]}'));
+    expect(a).toBe(b);
+    expect(a).toMatch(/^[0-9a-f]{64}$/);
+    expect(argumentsDigest({ a: 1 })).not.toBe(argumentsDigest({ a: 2 }));
+  });
+
+  it("hashes the canonical text exactly", () => {
+    // sha256('{"a":1}')
+    expect(argumentsDigest({ a: 1 })).toBe("015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862");
+  });
+
+  it("is null when the call had no arguments", () => {
+    expect(argumentsDigest(undefined)).toBeNull();
+  });
+});
