@@ -52,17 +52,33 @@ function lintPatternList(out: Diagnostic[], field: ListField, list: Compiled[]):
     }
     if (w.hasLiteralStar) {
       const hint = `'*' expands only as the first or last character; name the tools, or use a prefix ('x*'), suffix ('*x') or substring ('*x*') pattern`;
+      const what = literalStarReach(w);
+      const lead = `'${p}' is not one of the five wildcard forms: its inner '*' is a literal asterisk`;
       if (field === "deny") {
-        warn(out, "W_DENY_LITERAL_STAR", entry.at, `'${p}' is not one of the five wildcard forms: its inner '*' is a literal asterisk, so it blocks nothing except a tool literally named '${w.literal}'`, hint);
+        warn(out, "W_DENY_LITERAL_STAR", entry.at, `${lead}, so it blocks nothing except ${what}`, hint);
       } else if (field === "allow") {
-        warn(out, "W_ALLOW_LITERAL_STAR", entry.at, `'${p}' is not one of the five wildcard forms: its inner '*' is a literal asterisk, so it matches nothing except a tool literally named '${w.literal}'`, hint);
+        warn(out, "W_ALLOW_LITERAL_STAR", entry.at, `${lead}, so it matches nothing except ${what}`, hint);
       } else {
-        warn(out, "W_OBLIGATION_LITERAL_STAR", entry.at, `'${p}' is not one of the five wildcard forms: its inner '*' is a literal asterisk, so ${field} applies to no tool except one literally named '${w.literal}'`, hint);
+        warn(out, "W_OBLIGATION_LITERAL_STAR", entry.at, `${lead}, so ${field} applies to nothing except ${what}`, hint);
       }
     }
     if (field === "allow" && w.form === "all") {
       warn(out, "W_ALLOW_ALL", entry.at, `'${p}' allows every tool, including tools that do not exist yet and ones a future server version adds`, "name the tools you mean in allow");
     }
+  }
+}
+
+/** What a pattern with a literal star still matches, in words. */
+function literalStarReach(w: PolicyWildcard): string {
+  switch (w.form) {
+    case "prefix":
+      return `tools whose names literally start with '${w.literal}'`;
+    case "suffix":
+      return `tools whose names literally end with '${w.literal}'`;
+    case "substring":
+      return `tools whose names literally contain '${w.literal}'`;
+    default:
+      return `a tool literally named '${w.literal}'`;
   }
 }
 
