@@ -1,5 +1,12 @@
 import { posix, win32 } from "node:path";
-import type { RedactContract, RedactionMode, ScopeContract, ScopeMatchMode, ScopeType, SourceRef } from "./policyModel.js";
+import type {
+  RedactContract,
+  RedactionMode,
+  ScopeContract,
+  ScopeMatchMode,
+  ScopeType,
+  SourceRef,
+} from "./policyModel.js";
 import type { PolicyReader } from "./policyReader.js";
 import { entryOf, unknownKeyWarnings, type SourceMap } from "./sourceTree.js";
 
@@ -15,7 +22,10 @@ export const SCOPE_MATCH_MODES: readonly ScopeMatchMode[] = ["exact", "prefix", 
 const PATH_MATCH_MODES: readonly ScopeMatchMode[] = ["prefix", "exact"];
 export const REDACTION_TARGETS: readonly RedactContract["redactionTarget"][] = ["args"];
 export const REDACTION_MODES: readonly RedactionMode[] = ["mask", "hash", "drop", "partial"];
-export const REDACTION_SCOPES: readonly RedactContract["redactionScope"][] = ["sensitive_fields", "all_fields"];
+export const REDACTION_SCOPES: readonly RedactContract["redactionScope"][] = [
+  "sensitive_fields",
+  "all_fields",
+];
 
 const SCOPE_FIELDS = ["scope_type", "scope_value", "scope_match_mode", "path_arguments", "realpath"] as const;
 const REDACT_FIELDS = ["redaction_target", "redaction_mode", "redaction_scope", "fields"] as const;
@@ -38,7 +48,11 @@ export function readScopeContract(r: PolicyReader, map: SourceMap): ScopeContrac
 
   if (scopeType === "path_prefix" && scopeValue !== undefined && valueNode !== undefined) {
     if (!posix.isAbsolute(scopeValue) && !win32.isAbsolute(scopeValue)) {
-      r.error("E_POLICY_CONTRACT_VALUE", valueNode.at, `a path_prefix scope must be an absolute path, got '${scopeValue}'`);
+      r.error(
+        "E_POLICY_CONTRACT_VALUE",
+        valueNode.at,
+        `a path_prefix scope must be an absolute path, got '${scopeValue}'`,
+      );
       ok = false;
     }
   }
@@ -59,7 +73,11 @@ export function readScopeContract(r: PolicyReader, map: SourceMap): ScopeContrac
       }
     }
     if (scopeType !== undefined && scopeType !== "path_prefix") {
-      r.warn("W_CONTRACT_FIELD_UNUSED", argsEntry.keyAt, `path_arguments only applies to scope_type 'path_prefix', not '${scopeType}'`);
+      r.warn(
+        "W_CONTRACT_FIELD_UNUSED",
+        argsEntry.keyAt,
+        `path_arguments only applies to scope_type 'path_prefix', not '${scopeType}'`,
+      );
     }
   }
 
@@ -69,12 +87,21 @@ export function readScopeContract(r: PolicyReader, map: SourceMap): ScopeContrac
     realpath = r.boolean(realpathEntry.value);
     if (realpath === undefined) ok = false;
     if (scopeType !== undefined && scopeType !== "path_prefix") {
-      r.warn("W_CONTRACT_FIELD_UNUSED", realpathEntry.keyAt, `realpath only applies to scope_type 'path_prefix', not '${scopeType}'`);
+      r.warn(
+        "W_CONTRACT_FIELD_UNUSED",
+        realpathEntry.keyAt,
+        `realpath only applies to scope_type 'path_prefix', not '${scopeType}'`,
+      );
     }
   }
 
   if (!ok) return undefined;
-  const contract: ScopeContract = { scopeType: scopeType!, scopeValue: scopeValue!, scopeMatchMode: scopeMatchMode!, at: map.at };
+  const contract: ScopeContract = {
+    scopeType: scopeType!,
+    scopeValue: scopeValue!,
+    scopeMatchMode: scopeMatchMode!,
+    at: map.at,
+  };
   if (pathArguments !== undefined) contract.pathArguments = pathArguments;
   if (realpath !== undefined) contract.realpath = realpath;
   return contract;
@@ -108,7 +135,12 @@ export function readRedactContract(r: PolicyReader, map: SourceMap): RedactContr
   }
 
   if (!ok) return undefined;
-  const contract: RedactContract = { redactionTarget: redactionTarget!, redactionMode: redactionMode!, redactionScope: redactionScope!, at: map.at };
+  const contract: RedactContract = {
+    redactionTarget: redactionTarget!,
+    redactionMode: redactionMode!,
+    redactionScope: redactionScope!,
+    at: map.at,
+  };
   if (fields !== undefined) contract.fields = fields;
   return contract;
 }

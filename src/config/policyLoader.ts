@@ -2,12 +2,25 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { hasErrors, type Diagnostic } from "./diagnostics.js";
 import { defaultRedactContract, readRedactContract, readScopeContract } from "./policyContracts.js";
-import type { PatternEntry, Policy, RedactContract, ScopeContract, ToolPin, ToolSchemaEntry } from "./policyModel.js";
+import type {
+  PatternEntry,
+  Policy,
+  RedactContract,
+  ScopeContract,
+  ToolPin,
+  ToolSchemaEntry,
+} from "./policyModel.js";
 import { readToolPins } from "./policyPins.js";
 import { PolicyReader } from "./policyReader.js";
 import { readSchemas, type SchemasSection } from "./policySchemas.js";
 import { readV1Constraints } from "./policyV1.js";
-import { entryOf, parseYamlSource, unknownKeyWarnings, type SourceEntry, type SourceMap } from "./sourceTree.js";
+import {
+  entryOf,
+  parseYamlSource,
+  unknownKeyWarnings,
+  type SourceEntry,
+  type SourceMap,
+} from "./sourceTree.js";
 
 export interface PolicyLoadResult {
   /** `null` whenever `diagnostics` holds an error: callers refuse to start (fail closed). */
@@ -73,13 +86,19 @@ export function loadPolicyFile(path: string): PolicyLoadResult {
     bytes = readFileSync(path);
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
-    return { policy: null, diagnostics: [fileError("E_POLICY_READ", path, `cannot read policy file '${path}': ${reason}`)] };
+    return {
+      policy: null,
+      diagnostics: [fileError("E_POLICY_READ", path, `cannot read policy file '${path}': ${reason}`)],
+    };
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return { policy: null, diagnostics: [fileError("E_POLICY_ENCODING", path, `policy file '${path}' is not valid UTF-8`)] };
+    return {
+      policy: null,
+      diagnostics: [fileError("E_POLICY_ENCODING", path, `policy file '${path}' is not valid UTF-8`)],
+    };
   }
   return parsePolicy(path, text, sha256Hex(bytes));
 }
@@ -94,7 +113,12 @@ function parsePolicy(file: string, text: string, digest: string): PolicyLoadResu
   if (hasErrors(parsed.diagnostics)) return { policy: null, diagnostics: parsed.diagnostics };
   const root = parsed.root;
   if (root === null || (root.kind === "scalar" && root.value === null)) {
-    return { policy: null, diagnostics: [fileError("E_POLICY_EMPTY", file, "the policy file is empty", 'start with version: "2.0"')] };
+    return {
+      policy: null,
+      diagnostics: [
+        fileError("E_POLICY_EMPTY", file, "the policy file is empty", 'start with version: "2.0"'),
+      ],
+    };
   }
   const r = new PolicyReader();
   r.diagnostics.push(...parsed.diagnostics);
@@ -103,7 +127,13 @@ function parsePolicy(file: string, text: string, digest: string): PolicyLoadResu
     return { policy: null, diagnostics: r.diagnostics };
   }
 
-  r.diagnostics.push(...unknownKeyWarnings(without(root, UNSUPPORTED_TOP_LEVEL, IGNORED_TOP_LEVEL), TOP_LEVEL_FIELDS, "the policy"));
+  r.diagnostics.push(
+    ...unknownKeyWarnings(
+      without(root, UNSUPPORTED_TOP_LEVEL, IGNORED_TOP_LEVEL),
+      TOP_LEVEL_FIELDS,
+      "the policy",
+    ),
+  );
   refuseUnsupported(r, root, UNSUPPORTED_TOP_LEVEL);
   for (const e of root.entries) {
     const why = Object.hasOwn(IGNORED_TOP_LEVEL, e.key) ? IGNORED_TOP_LEVEL[e.key] : undefined;
@@ -120,7 +150,10 @@ function parsePolicy(file: string, text: string, digest: string): PolicyLoadResu
   const rootAllow = rootAllowEntry && r.patternList(rootAllowEntry.value, { allowNull: false });
   const rootDeny = rootDenyEntry && r.patternList(rootDenyEntry.value, { allowNull: true });
   // Root entries follow the tools.* entries, the order assay merges them in.
-  const allow = tools.allow === undefined && rootAllowEntry === undefined ? null : [...(tools.allow ?? []), ...(rootAllow ?? [])];
+  const allow =
+    tools.allow === undefined && rootAllowEntry === undefined
+      ? null
+      : [...(tools.allow ?? []), ...(rootAllow ?? [])];
   const deny = [...(tools.deny ?? []), ...(rootDeny ?? [])];
 
   const schemasMap = r.map(entryOf(root, "schemas")?.value, "tool names to JSON Schemas");
@@ -162,7 +195,8 @@ function parsePolicy(file: string, text: string, digest: string): PolicyLoadResu
   };
   if (name !== undefined) policy.name = name;
   if (description !== undefined) policy.description = description;
-  if (tools.restrictScopeContract !== undefined) policy.tools.restrictScopeContract = tools.restrictScopeContract;
+  if (tools.restrictScopeContract !== undefined)
+    policy.tools.restrictScopeContract = tools.restrictScopeContract;
   if (tools.redactArgsContract !== undefined) policy.tools.redactArgsContract = tools.redactArgsContract;
   if (schemas.sharedDefsAt !== undefined) policy.sharedDefsAt = schemas.sharedDefsAt;
   if (schemas.sharedDefsSource !== undefined) policy.sharedDefsSource = schemas.sharedDefsSource;
@@ -173,13 +207,23 @@ function parsePolicy(file: string, text: string, digest: string): PolicyLoadResu
 function readVersion(r: PolicyReader, root: SourceMap): Policy["sourceVersion"] | undefined {
   const entry = entryOf(root, "version");
   if (entry === undefined) {
-    r.error("E_POLICY_VERSION", { ...root.at, path: "version" }, "missing version", 'add version: "2.0" as the first line');
+    r.error(
+      "E_POLICY_VERSION",
+      { ...root.at, path: "version" },
+      "missing version",
+      'add version: "2.0" as the first line',
+    );
     return undefined;
   }
   const node = entry.value;
   if (node.kind === "scalar" && typeof node.value === "number") {
     const spelled = Number.isInteger(node.value) ? `${node.value}.0` : node.raw;
-    r.error("E_POLICY_VERSION", node.at, `version must be a quoted string, got the number ${node.raw}`, `write version: "${spelled}"`);
+    r.error(
+      "E_POLICY_VERSION",
+      node.at,
+      `version must be a quoted string, got the number ${node.raw}`,
+      `write version: "${spelled}"`,
+    );
     return undefined;
   }
   if (node.kind !== "scalar" || typeof node.value !== "string") {
@@ -242,7 +286,11 @@ function readTools(r: PolicyReader, root: SourceMap): ToolsSection {
     );
   }
   if (scopeEntry && (out.restrictScope?.length ?? 0) === 0) {
-    r.warn("W_CONTRACT_UNUSED", scopeEntry.keyAt, "restrict_scope_contract applies to no tool: tools.restrict_scope is empty or missing");
+    r.warn(
+      "W_CONTRACT_UNUSED",
+      scopeEntry.keyAt,
+      "restrict_scope_contract applies to no tool: tools.restrict_scope is empty or missing",
+    );
   }
   const redactList = entryOf(map, "redact_args");
   if (redactList && (out.redactArgs?.length ?? 0) > 0 && redactEntry === undefined) {
@@ -255,13 +303,21 @@ function readTools(r: PolicyReader, root: SourceMap): ToolsSection {
     );
   }
   if (redactEntry && (out.redactArgs?.length ?? 0) === 0) {
-    r.warn("W_CONTRACT_UNUSED", redactEntry.keyAt, "redact_args_contract applies to no tool: tools.redact_args is empty or missing");
+    r.warn(
+      "W_CONTRACT_UNUSED",
+      redactEntry.keyAt,
+      "redact_args_contract applies to no tool: tools.redact_args is empty or missing",
+    );
   }
   return out;
 }
 
 function readEnforcement(r: PolicyReader, root: SourceMap): Policy["enforcement"] {
-  const out: Policy["enforcement"] = { unconstrainedTools: "warn", deniedTools: "hide", unpinnedTools: "allow" };
+  const out: Policy["enforcement"] = {
+    unconstrainedTools: "warn",
+    deniedTools: "hide",
+    unpinnedTools: "allow",
+  };
   const map = r.map(entryOf(root, "enforcement")?.value, "enforcement settings");
   if (map === undefined) return out;
   r.diagnostics.push(...unknownKeyWarnings(map, ENFORCEMENT_FIELDS, "enforcement"));
@@ -269,7 +325,8 @@ function readEnforcement(r: PolicyReader, root: SourceMap): Policy["enforcement"
   const unconstrained = field("unconstrained_tools");
   const denied = field("denied_tools");
   const unpinned = field("unpinned_tools");
-  out.unconstrainedTools = (unconstrained && r.oneOf(unconstrained, ["warn", "deny", "allow"] as const)) ?? out.unconstrainedTools;
+  out.unconstrainedTools =
+    (unconstrained && r.oneOf(unconstrained, ["warn", "deny", "allow"] as const)) ?? out.unconstrainedTools;
   out.deniedTools = (denied && r.oneOf(denied, ["hide", "explain"] as const)) ?? out.deniedTools;
   out.unpinnedTools = (unpinned && r.oneOf(unpinned, ["allow", "deny"] as const)) ?? out.unpinnedTools;
   return out;
@@ -290,7 +347,11 @@ function readLimits(r: PolicyReader, root: SourceMap): Policy["limits"] {
 }
 
 /** Explicit schemas and v1 constraints for the same tool would each silently win somewhere: refuse. */
-function mergeSchemas(r: PolicyReader, explicit: ToolSchemaEntry[], fromV1: ToolSchemaEntry[]): ToolSchemaEntry[] {
+function mergeSchemas(
+  r: PolicyReader,
+  explicit: ToolSchemaEntry[],
+  fromV1: ToolSchemaEntry[],
+): ToolSchemaEntry[] {
   const byTool = new Map(explicit.map((e) => [e.tool, e]));
   const out = [...explicit];
   for (const entry of fromV1) {
@@ -350,16 +411,28 @@ function warnDeprecations(
     ...(legacy.constraints ? ["'constraints'"] : []),
     ...(legacy.rootAllowDeny ? ["root-level allow/deny"] : []),
   ];
-  const firstRootList = rootLists.filter((e): e is SourceEntry => e !== undefined).sort((a, b) => a.keyAt.line - b.keyAt.line)[0];
+  const firstRootList = rootLists
+    .filter((e): e is SourceEntry => e !== undefined)
+    .sort((a, b) => a.keyAt.line - b.keyAt.line)[0];
   if (version === "1.0") {
     const at = entryOf(root, "version")!.value.at;
     const uses = constructs.length > 0 ? ` (${constructs.join(" and ")})` : "";
     r.warn("W_DEPRECATED_V1", at, `the v1 policy format${uses} is deprecated; it is read as v2`, hint);
   } else if (legacy.constraints) {
     const at = entryOf(root, "constraints")!.keyAt;
-    r.warn("W_DEPRECATED_V1", at, `${constructs.join(" and ")} ${constructs.length > 1 ? "are" : "is"} v1 syntax, deprecated; read as v2 schemas`, hint);
+    r.warn(
+      "W_DEPRECATED_V1",
+      at,
+      `${constructs.join(" and ")} ${constructs.length > 1 ? "are" : "is"} v1 syntax, deprecated; read as v2 schemas`,
+      hint,
+    );
   } else if (firstRootList !== undefined) {
-    r.warn("W_DEPRECATED_ROOT_LIST", firstRootList.keyAt, "root-level allow/deny is deprecated; it is merged into tools.allow / tools.deny", hint);
+    r.warn(
+      "W_DEPRECATED_ROOT_LIST",
+      firstRootList.keyAt,
+      "root-level allow/deny is deprecated; it is merged into tools.allow / tools.deny",
+      hint,
+    );
   }
 }
 
@@ -385,4 +458,3 @@ function fileError(code: string, file: string, message: string, hint?: string): 
 function sha256Hex(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
-

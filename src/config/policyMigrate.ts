@@ -37,7 +37,10 @@ export function migratePolicy(policy: Policy, sourceText?: string): string {
     );
   }
   if (!sameJson(decisionView(policy), decisionView(reloaded.policy))) {
-    throw new ToolgateError("E_POLICY_MIGRATE", `migrated policy for ${policy.file} would not decide as the original; nothing written`);
+    throw new ToolgateError(
+      "E_POLICY_MIGRATE",
+      `migrated policy for ${policy.file} would not decide as the original; nothing written`,
+    );
   }
   return text;
 }
@@ -54,14 +57,21 @@ export function decisionView(policy: Policy): unknown {
     approvalRequired: patterns(policy.tools.approvalRequired),
     restrictScope: patterns(policy.tools.restrictScope),
     redactArgs: patterns(policy.tools.redactArgs),
-    restrictScopeContract: policy.tools.restrictScopeContract ? scopeContractYaml(policy.tools.restrictScopeContract) : null,
-    redactArgsContract: policy.tools.redactArgsContract ? redactContractYaml(policy.tools.redactArgsContract) : null,
+    restrictScopeContract: policy.tools.restrictScopeContract
+      ? scopeContractYaml(policy.tools.restrictScopeContract)
+      : null,
+    redactArgsContract: policy.tools.redactArgsContract
+      ? redactContractYaml(policy.tools.redactArgsContract)
+      : null,
     schemas: Object.keys(policy.schemas)
       .sort()
       .map((tool) => [tool, policy.schemas[tool]!.schema]),
     sharedDefs: policy.sharedDefs,
     enforcement: policy.enforcement,
-    limits: { max_requests_total: policy.limits.maxRequestsTotal ?? null, max_tool_calls_total: policy.limits.maxToolCallsTotal ?? null },
+    limits: {
+      max_requests_total: policy.limits.maxRequestsTotal ?? null,
+      max_tool_calls_total: policy.limits.maxToolCallsTotal ?? null,
+    },
     toolPins: policy.toolPins.map((p) => [p.key, pinYaml(p)]),
   };
 }
@@ -78,12 +88,15 @@ function migratedObject(policy: Policy): Record<string, unknown> {
   if (t.approvalRequired.length > 0) tools.approval_required = t.approvalRequired.map((e) => e.pattern);
   if (t.restrictScope.length > 0) tools.restrict_scope = t.restrictScope.map((e) => e.pattern);
   if (t.redactArgs.length > 0) tools.redact_args = t.redactArgs.map((e) => e.pattern);
-  if (t.restrictScopeContract !== undefined) tools.restrict_scope_contract = scopeContractYaml(t.restrictScopeContract);
-  if (t.redactArgsContract !== undefined) tools.redact_args_contract = redactContractYaml(t.redactArgsContract);
+  if (t.restrictScopeContract !== undefined)
+    tools.restrict_scope_contract = scopeContractYaml(t.restrictScopeContract);
+  if (t.redactArgsContract !== undefined)
+    tools.redact_args_contract = redactContractYaml(t.redactArgsContract);
   if (Object.keys(tools).length > 0) out.tools = tools;
 
   const schemas: Record<string, unknown> = {};
-  if (policy.sharedDefsAt !== undefined || Object.keys(policy.sharedDefs).length > 0) schemas.$defs = policy.sharedDefs;
+  if (policy.sharedDefsAt !== undefined || Object.keys(policy.sharedDefs).length > 0)
+    schemas.$defs = policy.sharedDefs;
   for (const tool of Object.keys(policy.schemas)) defineKey(schemas, tool, policy.schemas[tool]!.schema);
   if (Object.keys(schemas).length > 0) out.schemas = schemas;
 
@@ -94,8 +107,10 @@ function migratedObject(policy: Policy): Record<string, unknown> {
   out.enforcement = enforcement;
 
   const limits: Record<string, unknown> = {};
-  if (policy.limits.maxRequestsTotal !== undefined) limits.max_requests_total = policy.limits.maxRequestsTotal;
-  if (policy.limits.maxToolCallsTotal !== undefined) limits.max_tool_calls_total = policy.limits.maxToolCallsTotal;
+  if (policy.limits.maxRequestsTotal !== undefined)
+    limits.max_requests_total = policy.limits.maxRequestsTotal;
+  if (policy.limits.maxToolCallsTotal !== undefined)
+    limits.max_tool_calls_total = policy.limits.maxToolCallsTotal;
   if (Object.keys(limits).length > 0) out.limits = limits;
 
   if (policy.toolPins.length > 0) {
@@ -107,14 +122,22 @@ function migratedObject(policy: Policy): Record<string, unknown> {
 }
 
 function scopeContractYaml(c: ScopeContract): Record<string, unknown> {
-  const out: Record<string, unknown> = { scope_type: c.scopeType, scope_value: c.scopeValue, scope_match_mode: c.scopeMatchMode };
+  const out: Record<string, unknown> = {
+    scope_type: c.scopeType,
+    scope_value: c.scopeValue,
+    scope_match_mode: c.scopeMatchMode,
+  };
   if (c.pathArguments !== undefined) out.path_arguments = c.pathArguments;
   if (c.realpath !== undefined) out.realpath = c.realpath;
   return out;
 }
 
 function redactContractYaml(c: RedactContract): Record<string, unknown> {
-  const out: Record<string, unknown> = { redaction_target: c.redactionTarget, redaction_mode: c.redactionMode, redaction_scope: c.redactionScope };
+  const out: Record<string, unknown> = {
+    redaction_target: c.redactionTarget,
+    redaction_mode: c.redactionMode,
+    redaction_scope: c.redactionScope,
+  };
   if (c.fields !== undefined) out.fields = c.fields;
   return out;
 }
@@ -170,5 +193,9 @@ function sameJson(a: unknown, b: unknown): boolean {
   const ka = Object.keys(a as object);
   const kb = Object.keys(b as object);
   if (ka.length !== kb.length) return false;
-  return ka.every((k) => Object.hasOwn(b as object, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return ka.every(
+    (k) =>
+      Object.hasOwn(b as object, k) &&
+      sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+  );
 }

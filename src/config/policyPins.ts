@@ -59,6 +59,11 @@ function readHash(r: PolicyReader, node: SourceNode): string | undefined {
     text !== undefined && /^[0-9a-fA-F]{64}$/.test(text)
       ? "write the hash in lowercase"
       : "the full 64-character lowercase hex SHA-256 (toolgate pin prints it)";
-  r.error("E_POLICY_PIN_HASH", node.at, `${field} must be exactly 64 lowercase hexadecimal characters (got ${got})`, hint);
+  r.error(
+    "E_POLICY_PIN_HASH",
+    node.at,
+    `${field} must be exactly 64 lowercase hexadecimal characters (got ${got})`,
+    hint,
+  );
   return undefined;
 }

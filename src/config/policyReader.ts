@@ -30,13 +30,21 @@ export class PolicyReader {
   required(map: SourceMap, key: string): SourceNode | undefined {
     const entry = entryOf(map, key);
     if (entry !== undefined) return entry.value;
-    this.error("E_POLICY_MISSING_FIELD", { ...map.at, path: childPath(map.at.path, key) }, `missing required field '${key}'`);
+    this.error(
+      "E_POLICY_MISSING_FIELD",
+      { ...map.at, path: childPath(map.at.path, key) },
+      `missing required field '${key}'`,
+    );
     return undefined;
   }
 
   string(node: SourceNode, what = "a string"): string | undefined {
     if (node.kind === "scalar" && typeof node.value === "string") return node.value;
-    this.typeError(node, what, node.kind === "scalar" && node.value !== null ? `write it in quotes: "${node.raw}"` : undefined);
+    this.typeError(
+      node,
+      what,
+      node.kind === "scalar" && node.value !== null ? `write it in quotes: "${node.raw}"` : undefined,
+    );
     return undefined;
   }
 
@@ -70,7 +78,11 @@ export class PolicyReader {
   }
 
   /** One of `accepted`, compared exactly; a near miss (case, spaces) gets a hint. */
-  oneOf<T extends string>(node: SourceNode, accepted: readonly T[], code = "E_POLICY_FIELD_VALUE"): T | undefined {
+  oneOf<T extends string>(
+    node: SourceNode,
+    accepted: readonly T[],
+    code = "E_POLICY_FIELD_VALUE",
+  ): T | undefined {
     const value = this.string(node, `one of ${quoteList(accepted)}`);
     if (value === undefined) return undefined;
     if ((accepted as readonly string[]).includes(value)) return value as T;
@@ -103,7 +115,9 @@ export class PolicyReader {
       this.typeError(
         node,
         "a list of tool-name patterns",
-        node.kind === "scalar" && typeof node.value === "string" ? `write a list: ["${node.value}"]` : undefined,
+        node.kind === "scalar" && typeof node.value === "string"
+          ? `write a list: ["${node.value}"]`
+          : undefined,
       );
       return undefined;
     }
@@ -114,7 +128,11 @@ export class PolicyReader {
         out.push({ pattern: item.value, at: item.at });
       } else {
         ok = false;
-        this.typeError(item, "a tool-name pattern (a string)", item.kind === "scalar" && item.value !== null ? `write it in quotes: "${item.raw}"` : undefined);
+        this.typeError(
+          item,
+          "a tool-name pattern (a string)",
+          item.kind === "scalar" && item.value !== null ? `write it in quotes: "${item.raw}"` : undefined,
+        );
       }
     }
     return ok ? out : undefined;
@@ -124,8 +142,22 @@ export class PolicyReader {
     this.error("E_POLICY_FIELD_TYPE", node.at, `expected ${expected}, got ${describeKind(node)}`, hint);
   }
 
-  private push(severity: Diagnostic["severity"], code: string, at: SourceRef, message: string, hint?: string): void {
-    const d: Diagnostic = { severity, code, message, file: at.file, line: at.line, column: at.column, path: at.path };
+  private push(
+    severity: Diagnostic["severity"],
+    code: string,
+    at: SourceRef,
+    message: string,
+    hint?: string,
+  ): void {
+    const d: Diagnostic = {
+      severity,
+      code,
+      message,
+      file: at.file,
+      line: at.line,
+      column: at.column,
+      path: at.path,
+    };
     if (hint !== undefined) d.hint = hint;
     this.diagnostics.push(d);
   }

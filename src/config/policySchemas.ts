@@ -33,7 +33,13 @@ export function readSchemas(r: PolicyReader, map: SourceMap): SchemasSection {
       r.typeError(node, `a JSON Schema for the arguments of '${entry.key}' (a map)`);
       continue;
     }
-    section.tools.push({ tool: entry.key, schema: toPlain(node), at: entry.keyAt, fromV1Constraints: false, source: node });
+    section.tools.push({
+      tool: entry.key,
+      schema: toPlain(node),
+      at: entry.keyAt,
+      fromV1Constraints: false,
+      source: node,
+    });
   }
   return section;
 }

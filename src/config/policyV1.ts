@@ -103,7 +103,11 @@ function readParams(r: PolicyReader, params: SourceMap): Map<string, string> | u
       }
       patternNode = entryOf(value, "matches")?.value;
       if (patternNode === undefined && value.entries.length === 0) {
-        r.warn("W_V1_PARAM_UNCONSTRAINED", entry.keyAt, `'${entry.key}' has no 'matches' and constrains nothing`);
+        r.warn(
+          "W_V1_PARAM_UNCONSTRAINED",
+          entry.keyAt,
+          `'${entry.key}' has no 'matches' and constrains nothing`,
+        );
         continue;
       }
     } else {
@@ -120,7 +124,12 @@ function readParams(r: PolicyReader, params: SourceMap): Map<string, string> | u
     const problem = regexProblem(pattern);
     if (problem !== undefined) {
       ok = false;
-      r.error("E_POLICY_V1_PATTERN", patternNode.at, `invalid regular expression: ${problem}`, "patterns use JavaScript (ECMAScript, unicode mode) syntax");
+      r.error(
+        "E_POLICY_V1_PATTERN",
+        patternNode.at,
+        `invalid regular expression: ${problem}`,
+        "patterns use JavaScript (ECMAScript, unicode mode) syntax",
+      );
       continue;
     }
     out.set(entry.key, pattern);

@@ -47,7 +47,12 @@ function lintPatternList(out: Diagnostic[], field: ListField, list: Compiled[]):
   for (const { entry, w } of list) {
     const p = entry.pattern;
     if (p === "") {
-      warn(out, "W_PATTERN_EMPTY", entry.at, `the empty pattern matches only a tool with an empty name, so it ${field === "deny" ? "blocks" : "matches"} nothing`);
+      warn(
+        out,
+        "W_PATTERN_EMPTY",
+        entry.at,
+        `the empty pattern matches only a tool with an empty name, so it ${field === "deny" ? "blocks" : "matches"} nothing`,
+      );
       continue;
     }
     if (w.hasLiteralStar) {
@@ -59,11 +64,23 @@ function lintPatternList(out: Diagnostic[], field: ListField, list: Compiled[]):
       } else if (field === "allow") {
         warn(out, "W_ALLOW_LITERAL_STAR", entry.at, `${lead}, so it matches nothing except ${what}`, hint);
       } else {
-        warn(out, "W_OBLIGATION_LITERAL_STAR", entry.at, `${lead}, so ${field} applies to nothing except ${what}`, hint);
+        warn(
+          out,
+          "W_OBLIGATION_LITERAL_STAR",
+          entry.at,
+          `${lead}, so ${field} applies to nothing except ${what}`,
+          hint,
+        );
       }
     }
     if (field === "allow" && w.form === "all") {
-      warn(out, "W_ALLOW_ALL", entry.at, `'${p}' allows every tool, including tools that do not exist yet and ones a future server version adds`, "name the tools you mean in allow");
+      warn(
+        out,
+        "W_ALLOW_ALL",
+        entry.at,
+        `'${p}' allows every tool, including tools that do not exist yet and ones a future server version adds`,
+        "name the tools you mean in allow",
+      );
     }
   }
 }
@@ -83,20 +100,42 @@ function literalStarReach(w: PolicyWildcard): string {
 }
 
 /** An obligation on a tool that no allow entry admits, or that deny always blocks, never applies. */
-function lintObligationReach(out: Diagnostic[], field: ListField, list: Compiled[], allow: Compiled[] | null, deny: Compiled[]): void {
+function lintObligationReach(
+  out: Diagnostic[],
+  field: ListField,
+  list: Compiled[],
+  allow: Compiled[] | null,
+  deny: Compiled[],
+): void {
   for (const { entry, w } of list) {
     const blocker = deny.find((d) => covers(d.w, w));
     if (blocker !== undefined) {
-      warn(out, "W_OBLIGATION_UNREACHABLE", entry.at, `${field} entry '${entry.pattern}' never applies: deny '${blocker.entry.pattern}' (line ${blocker.entry.at.line}) blocks every tool it names`);
+      warn(
+        out,
+        "W_OBLIGATION_UNREACHABLE",
+        entry.at,
+        `${field} entry '${entry.pattern}' never applies: deny '${blocker.entry.pattern}' (line ${blocker.entry.at.line}) blocks every tool it names`,
+      );
       continue;
     }
     if (allow !== null && !allow.some((a) => canOverlap(a.w, w))) {
-      warn(out, "W_OBLIGATION_UNREACHABLE", entry.at, `${field} entry '${entry.pattern}' never applies: no allow entry admits a tool it names`, "add the tool to tools.allow, or remove this entry");
+      warn(
+        out,
+        "W_OBLIGATION_UNREACHABLE",
+        entry.at,
+        `${field} entry '${entry.pattern}' never applies: no allow entry admits a tool it names`,
+        "add the tool to tools.allow, or remove this entry",
+      );
     }
   }
 }
 
-function lintUnconstrained(out: Diagnostic[], policy: Policy, allow: Compiled[] | null, deny: Compiled[]): void {
+function lintUnconstrained(
+  out: Diagnostic[],
+  policy: Policy,
+  allow: Compiled[] | null,
+  deny: Compiled[],
+): void {
   const mode = policy.enforcement.unconstrainedTools;
   if (allow === null || mode === "allow") return;
   for (const { entry, w } of allow) {
@@ -104,9 +143,21 @@ function lintUnconstrained(out: Diagnostic[], policy: Policy, allow: Compiled[] 
     if (Object.hasOwn(policy.schemas, entry.pattern)) continue;
     if (deny.some((d) => d.w.matches(entry.pattern))) continue;
     if (mode === "warn") {
-      warn(out, "W_UNCONSTRAINED", entry.at, `'${entry.pattern}' is allowed without a schema: its calls pass with any arguments (E_TOOL_UNCONSTRAINED)`, `add schemas.${entry.pattern}`);
+      warn(
+        out,
+        "W_UNCONSTRAINED",
+        entry.at,
+        `'${entry.pattern}' is allowed without a schema: its calls pass with any arguments (E_TOOL_UNCONSTRAINED)`,
+        `add schemas.${entry.pattern}`,
+      );
     } else {
-      warn(out, "W_UNCONSTRAINED_DENY", entry.at, `'${entry.pattern}' is allowed without a schema, and enforcement.unconstrained_tools is deny: every call to it is refused (E_TOOL_UNCONSTRAINED)`, `add schemas.${entry.pattern}`);
+      warn(
+        out,
+        "W_UNCONSTRAINED_DENY",
+        entry.at,
+        `'${entry.pattern}' is allowed without a schema, and enforcement.unconstrained_tools is deny: every call to it is refused (E_TOOL_UNCONSTRAINED)`,
+        `add schemas.${entry.pattern}`,
+      );
     }
   }
 }
@@ -115,14 +166,30 @@ function lintSchemaKeys(out: Diagnostic[], policy: Policy, allow: Compiled[] | n
   for (const tool of Object.keys(policy.schemas)) {
     const entry = policy.schemas[tool]!;
     if (tool.includes("*")) {
-      warn(out, "W_SCHEMA_KEY_STAR", entry.at, `schemas are looked up by exact tool name: '${tool}' applies only to a tool literally named so`, "write one schema per tool name (share parts with $defs)");
+      warn(
+        out,
+        "W_SCHEMA_KEY_STAR",
+        entry.at,
+        `schemas are looked up by exact tool name: '${tool}' applies only to a tool literally named so`,
+        "write one schema per tool name (share parts with $defs)",
+      );
       continue;
     }
     const denied = deny.find((d) => d.w.matches(tool));
     if (denied !== undefined) {
-      warn(out, "W_SCHEMA_UNREACHABLE", entry.at, `the schema for '${tool}' is never used: deny '${denied.entry.pattern}' (line ${denied.entry.at.line}) blocks the tool`);
+      warn(
+        out,
+        "W_SCHEMA_UNREACHABLE",
+        entry.at,
+        `the schema for '${tool}' is never used: deny '${denied.entry.pattern}' (line ${denied.entry.at.line}) blocks the tool`,
+      );
     } else if (allow !== null && !allow.some((a) => a.w.matches(tool))) {
-      warn(out, "W_SCHEMA_UNREACHABLE", entry.at, `the schema for '${tool}' is never used: no allow entry admits the tool`);
+      warn(
+        out,
+        "W_SCHEMA_UNREACHABLE",
+        entry.at,
+        `the schema for '${tool}' is never used: no allow entry admits the tool`,
+      );
     }
   }
 }
@@ -136,9 +203,15 @@ function covers(outer: PolicyWildcard, inner: PolicyWildcard): boolean {
     case "exact":
       return outer.matches(inner.literal);
     case "prefix":
-      return (outer.form === "prefix" && inner.literal.startsWith(outer.literal)) || (outer.form === "substring" && inner.literal.includes(outer.literal));
+      return (
+        (outer.form === "prefix" && inner.literal.startsWith(outer.literal)) ||
+        (outer.form === "substring" && inner.literal.includes(outer.literal))
+      );
     case "suffix":
-      return (outer.form === "suffix" && inner.literal.endsWith(outer.literal)) || (outer.form === "substring" && inner.literal.includes(outer.literal));
+      return (
+        (outer.form === "suffix" && inner.literal.endsWith(outer.literal)) ||
+        (outer.form === "substring" && inner.literal.includes(outer.literal))
+      );
     case "substring":
       return outer.form === "substring" && inner.literal.includes(outer.literal);
   }
@@ -148,8 +221,10 @@ function covers(outer: PolicyWildcard, inner: PolicyWildcard): boolean {
 function canOverlap(a: PolicyWildcard, b: PolicyWildcard): boolean {
   if (a.form === "exact") return b.matches(a.literal);
   if (b.form === "exact") return a.matches(b.literal);
-  if (a.form === "prefix" && b.form === "prefix") return a.literal.startsWith(b.literal) || b.literal.startsWith(a.literal);
-  if (a.form === "suffix" && b.form === "suffix") return a.literal.endsWith(b.literal) || b.literal.endsWith(a.literal);
+  if (a.form === "prefix" && b.form === "prefix")
+    return a.literal.startsWith(b.literal) || b.literal.startsWith(a.literal);
+  if (a.form === "suffix" && b.form === "suffix")
+    return a.literal.endsWith(b.literal) || b.literal.endsWith(a.literal);
   return true;
 }
 
@@ -163,7 +238,9 @@ interface SchemaScope {
 }
 
 function lintSchemaBounds(out: Diagnostic[], policy: Policy): void {
-  const shared = policy.sharedDefsSource ?? (policy.sharedDefsAt ? plainToNode(policy.sharedDefs, policy.sharedDefsAt) : undefined);
+  const shared =
+    policy.sharedDefsSource ??
+    (policy.sharedDefsAt ? plainToNode(policy.sharedDefs, policy.sharedDefsAt) : undefined);
   if (shared !== undefined && shared.kind === "map") {
     for (const e of shared.entries) walkSchema(out, e.value, { root: e.value, shared }, 0);
   }
@@ -185,7 +262,19 @@ function walkSchema(out: Diagnostic[], node: SourceNode, scope: SchemaScope, dep
     const child = entryOf(node, key)?.value;
     if (child?.kind === "map") for (const e of child.entries) walkSchema(out, e.value, scope, depth + 1);
   }
-  for (const key of ["additionalProperties", "unevaluatedProperties", "items", "contains", "not", "if", "then", "else", "propertyNames", "additionalItems", "unevaluatedItems"]) {
+  for (const key of [
+    "additionalProperties",
+    "unevaluatedProperties",
+    "items",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "additionalItems",
+    "unevaluatedItems",
+  ]) {
     const child = entryOf(node, key)?.value;
     if (child?.kind === "map") walkSchema(out, child, scope, depth + 1);
     else if (child?.kind === "seq") for (const item of child.items) walkSchema(out, item, scope, depth + 1);
@@ -200,18 +289,34 @@ function checkBounds(out: Diagnostic[], node: SourceMap, scope: SchemaScope): vo
   const types = typesOf(node);
   const enumerated = entryOf(node, "enum") !== undefined || entryOf(node, "const") !== undefined;
   const isObject = types.has("object") || (types.size === 0 && entryOf(node, "properties") !== undefined);
-  const isArray = types.has("array") || (types.size === 0 && (entryOf(node, "items") !== undefined || entryOf(node, "prefixItems") !== undefined));
+  const isArray =
+    types.has("array") ||
+    (types.size === 0 &&
+      (entryOf(node, "items") !== undefined || entryOf(node, "prefixItems") !== undefined));
 
   if (isObject) {
     const additional = entryOf(node, "additionalProperties") ?? entryOf(node, "unevaluatedProperties");
-    const closed = additional !== undefined && (additional.value.kind === "map" || scalarIs(additional.value, false));
+    const closed =
+      additional !== undefined && (additional.value.kind === "map" || scalarIs(additional.value, false));
     if (!closed) {
       const at = additional?.keyAt ?? node.at;
-      warn(out, "W_SCHEMA_BOUNDS", at, "object schema admits properties it does not declare", "add additionalProperties: false");
+      warn(
+        out,
+        "W_SCHEMA_BOUNDS",
+        at,
+        "object schema admits properties it does not declare",
+        "add additionalProperties: false",
+      );
     }
     const required = entryOf(node, "required");
     if (required === undefined) {
-      warn(out, "W_SCHEMA_BOUNDS", node.at, "object schema has no explicit required list", "add required: [...] (an empty list if every property is optional)");
+      warn(
+        out,
+        "W_SCHEMA_BOUNDS",
+        node.at,
+        "object schema has no explicit required list",
+        "add required: [...] (an empty list if every property is optional)",
+      );
     } else if (required.value.kind === "seq") {
       const props = entryOf(node, "properties")?.value;
       for (const item of required.value.items) {
@@ -222,8 +327,17 @@ function checkBounds(out: Diagnostic[], node: SourceMap, scope: SchemaScope): vo
         if (target === undefined || target.kind !== "map" || !typesOf(target).has("string")) continue;
         if (entryOf(target, "enum") !== undefined || entryOf(target, "const") !== undefined) continue;
         const minLength = entryOf(target, "minLength")?.value;
-        if (minLength === undefined || !(minLength.kind === "scalar" && typeof minLength.value === "number" && minLength.value >= 1)) {
-          warn(out, "W_SCHEMA_BOUNDS", propEntry.keyAt, `required string '${item.value}' admits the empty string`, "add minLength: 1");
+        if (
+          minLength === undefined ||
+          !(minLength.kind === "scalar" && typeof minLength.value === "number" && minLength.value >= 1)
+        ) {
+          warn(
+            out,
+            "W_SCHEMA_BOUNDS",
+            propEntry.keyAt,
+            `required string '${item.value}' admits the empty string`,
+            "add minLength: 1",
+          );
         }
       }
     }
@@ -240,7 +354,9 @@ function typesOf(node: SourceMap): Set<string> {
   const t = entryOf(node, "type")?.value;
   const out = new Set<string>();
   if (t?.kind === "scalar" && typeof t.value === "string") out.add(t.value);
-  if (t?.kind === "seq") for (const item of t.items) if (item.kind === "scalar" && typeof item.value === "string") out.add(item.value);
+  if (t?.kind === "seq")
+    for (const item of t.items)
+      if (item.kind === "scalar" && typeof item.value === "string") out.add(item.value);
   return out;
 }
 
@@ -255,7 +371,9 @@ function resolveRef(node: SourceNode, scope: SchemaScope): SourceNode | undefine
     if (m === null) return undefined;
     const name = decodeURIComponent(m[2]!).replace(/~1/g, "/").replace(/~0/g, "~");
     const local = defsOf(scope.root, m[1]!);
-    current = (local && entryOf(local, name)?.value) ?? (m[1] === "$defs" && scope.shared?.kind === "map" ? entryOf(scope.shared, name)?.value : undefined);
+    current =
+      (local && entryOf(local, name)?.value) ??
+      (m[1] === "$defs" && scope.shared?.kind === "map" ? entryOf(scope.shared, name)?.value : undefined);
   }
   return current;
 }
@@ -277,15 +395,28 @@ function scalarIs(node: SourceNode, value: boolean): boolean {
 function plainToNode(value: unknown, at: SourceRef): SourceNode {
   if (Array.isArray(value)) return { kind: "seq", items: value.map((v) => plainToNode(v, at)), at };
   if (value !== null && typeof value === "object") {
-    const entries = Object.keys(value).map((key) => ({ key, keyAt: at, value: plainToNode((value as Record<string, unknown>)[key], at) }));
+    const entries = Object.keys(value).map((key) => ({
+      key,
+      keyAt: at,
+      value: plainToNode((value as Record<string, unknown>)[key], at),
+    }));
     return { kind: "map", entries, at };
   }
-  const scalar = typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? value : null;
+  const scalar =
+    typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? value : null;
   return { kind: "scalar", value: scalar, raw: String(scalar), quoted: false, at };
 }
 
 function warn(out: Diagnostic[], code: string, at: SourceRef, message: string, hint?: string): void {
-  const d: Diagnostic = { severity: "warning", code, message, file: at.file, line: at.line, column: at.column, path: at.path };
+  const d: Diagnostic = {
+    severity: "warning",
+    code,
+    message,
+    file: at.file,
+    line: at.line,
+    column: at.column,
+    path: at.path,
+  };
   if (hint !== undefined) d.hint = hint;
   out.push(d);
 }

@@ -43,11 +43,17 @@ function normalizedView(p: Policy): Record<string, unknown> {
 function refsByPath(value: unknown, out = new Map<string, SourceRef>(), depth = 0): Map<string, SourceRef> {
   if (value === null || typeof value !== "object" || depth > 12) return out;
   const v = value as Record<string, unknown>;
-  if (typeof v.file === "string" && typeof v.path === "string" && typeof v.line === "number" && typeof v.column === "number") {
+  if (
+    typeof v.file === "string" &&
+    typeof v.path === "string" &&
+    typeof v.line === "number" &&
+    typeof v.column === "number"
+  ) {
     if (!out.has(v.path)) out.set(v.path, v as unknown as SourceRef);
     return out;
   }
-  for (const key of Object.keys(v)) if (key !== "source" && key !== "sharedDefsSource") refsByPath(v[key], out, depth + 1);
+  for (const key of Object.keys(v))
+    if (key !== "source" && key !== "sharedDefsSource") refsByPath(v[key], out, depth + 1);
   return out;
 }
 
@@ -55,7 +61,9 @@ describe("policy corpus", () => {
   it("pairs every policy with an expectation file", () => {
     const files = readdirSync(CORPUS_DIR);
     const policies = files.filter((f) => f.endsWith(".yaml")).map((f) => f.replace(/\.yaml$/, ""));
-    const expects = files.filter((f) => f.endsWith(".expect.json")).map((f) => f.replace(/\.expect\.json$/, ""));
+    const expects = files
+      .filter((f) => f.endsWith(".expect.json"))
+      .map((f) => f.replace(/\.expect\.json$/, ""));
     expect(expects.sort()).toEqual(policies.sort());
     expect(policies.length).toBeGreaterThanOrEqual(20);
   });

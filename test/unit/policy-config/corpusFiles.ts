@@ -30,7 +30,9 @@ export interface CorpusCase {
 }
 
 export function corpusCases(): CorpusCase[] {
-  const names = readdirSync(CORPUS_DIR).filter((f) => f.endsWith(".yaml")).sort();
+  const names = readdirSync(CORPUS_DIR)
+    .filter((f) => f.endsWith(".yaml"))
+    .sort();
   return names.map((name) => {
     const expectPath = join(CORPUS_DIR, name.replace(/\.yaml$/, ".expect.json"));
     return {

@@ -19,7 +19,14 @@ describe("literal stars", () => {
     ["*x*y", "it blocks nothing except tools whose names literally end with 'x*y'"],
   ])("deny %s", (pattern, words) => {
     const [d] = lint(v2(`tools:\n  deny: ["${pattern}"]\n`));
-    expect(d).toMatchObject({ severity: "warning", code: "W_DENY_LITERAL_STAR", path: "tools.deny[0]", line: 3, column: 10, file: "p.yaml" });
+    expect(d).toMatchObject({
+      severity: "warning",
+      code: "W_DENY_LITERAL_STAR",
+      path: "tools.deny[0]",
+      line: 3,
+      column: 10,
+      file: "p.yaml",
+    });
     expect(d!.message).toContain(words);
   });
 
@@ -30,11 +37,15 @@ describe("literal stars", () => {
   });
 
   it("obligation lists too", () => {
-    expect(found(v2('tools:\n  approval_required: ["deploy_*_prod"]\n'))).toEqual([["W_OBLIGATION_LITERAL_STAR", "tools.approval_required[0]"]]);
+    expect(found(v2('tools:\n  approval_required: ["deploy_*_prod"]\n'))).toEqual([
+      ["W_OBLIGATION_LITERAL_STAR", "tools.approval_required[0]"],
+    ]);
   });
 
   it.each(["*", "**", "****"])("the five forms expand: no literal-star warning for %s in deny", (pattern) => {
-    expect(found(v2(`tools:\n  deny: ["${pattern}", "read_*", "*_file", "*search*", "exact"]\n`))).toEqual([]);
+    expect(found(v2(`tools:\n  deny: ["${pattern}", "read_*", "*_file", "*search*", "exact"]\n`))).toEqual(
+      [],
+    );
   });
 });
 
@@ -47,12 +58,15 @@ describe("allow-all", () => {
 });
 
 describe("unconstrained tools", () => {
-  const allowed = 'tools:\n  allow: ["read_file", "get_*", "write_file"]\n  deny: ["write_file"]\nschemas:\n  get_x: true\n';
+  const allowed =
+    'tools:\n  allow: ["read_file", "get_*", "write_file"]\n  deny: ["write_file"]\nschemas:\n  get_x: true\n';
   it("warns for exact allowed names without a schema, not for wildcards or denied names", () => {
     expect(found(v2(allowed))).toEqual([["W_UNCONSTRAINED", "tools.allow[0]"]]);
   });
   it("says calls will be refused under deny", () => {
-    expect(found(v2(`${allowed}enforcement:\n  unconstrained_tools: deny\n`))).toEqual([["W_UNCONSTRAINED_DENY", "tools.allow[0]"]]);
+    expect(found(v2(`${allowed}enforcement:\n  unconstrained_tools: deny\n`))).toEqual([
+      ["W_UNCONSTRAINED_DENY", "tools.allow[0]"],
+    ]);
   });
   it("is silent under allow", () => {
     expect(found(v2(`${allowed}enforcement:\n  unconstrained_tools: allow\n`))).toEqual([]);
@@ -71,18 +85,29 @@ describe("schema bounds", () => {
   const closed = "type: object\nadditionalProperties: false\nrequired: []\n";
 
   it("accepts a fully bounded schema", () => {
-    expect(bounds(`${closed}properties:\n  s: {type: string, maxLength: 9}\n  a: {type: array, maxItems: 3, items: {type: string, maxLength: 9}}`)).toEqual([]);
+    expect(
+      bounds(
+        `${closed}properties:\n  s: {type: string, maxLength: 9}\n  a: {type: array, maxItems: 3, items: {type: string, maxLength: 9}}`,
+      ),
+    ).toEqual([]);
   });
   it("open object", () => {
-    expect(bounds("type: object\nrequired: []")).toEqual([["schemas.t", "add additionalProperties: false", 4]]);
-    expect(bounds("type: object\nrequired: []\nadditionalProperties: true")).toEqual([["schemas.t.additionalProperties", "add additionalProperties: false", 6]]);
+    expect(bounds("type: object\nrequired: []")).toEqual([
+      ["schemas.t", "add additionalProperties: false", 4],
+    ]);
+    expect(bounds("type: object\nrequired: []\nadditionalProperties: true")).toEqual([
+      ["schemas.t.additionalProperties", "add additionalProperties: false", 6],
+    ]);
     expect(bounds("type: object\nrequired: []\nadditionalProperties: {type: integer}")).toEqual([]);
   });
   it("object without required", () => {
-    expect(bounds("type: object\nadditionalProperties: false")).toEqual([["schemas.t", "add required: [...] (an empty list if every property is optional)", 4]]);
+    expect(bounds("type: object\nadditionalProperties: false")).toEqual([
+      ["schemas.t", "add required: [...] (an empty list if every property is optional)", 4],
+    ]);
   });
   it("required string that admits the empty string", () => {
-    const body = "type: object\nadditionalProperties: false\nrequired: [a, b, c]\nproperties:\n  a: {type: string, maxLength: 5}\n  b: {type: string, maxLength: 5, minLength: 0}\n  c: {type: string, maxLength: 5, minLength: 1}";
+    const body =
+      "type: object\nadditionalProperties: false\nrequired: [a, b, c]\nproperties:\n  a: {type: string, maxLength: 5}\n  b: {type: string, maxLength: 5, minLength: 0}\n  c: {type: string, maxLength: 5, minLength: 1}";
     expect(bounds(body)).toEqual([
       ["schemas.t.properties.a", "add minLength: 1", 8],
       ["schemas.t.properties.b", "add minLength: 1", 9],
@@ -96,7 +121,9 @@ describe("schema bounds", () => {
     ]);
   });
   it("strings fixed by enum or const need no bounds", () => {
-    expect(bounds(`${closed}properties:\n  m: {type: string, enum: [a, b]}\n  k: {type: string, const: x}`)).toEqual([]);
+    expect(
+      bounds(`${closed}properties:\n  m: {type: string, enum: [a, b]}\n  k: {type: string, const: x}`),
+    ).toEqual([]);
   });
   it("follows $ref to shared and tool-local $defs for required strings, and checks each definition once", () => {
     const text = v2(
@@ -129,13 +156,17 @@ describe("reachability", () => {
     ['deny: ["*ploy*"]\n  approval_required: ["*_deploy"]', 1],
     ['deny: ["deploy_*"]\n  approval_required: ["dep*"]', 0],
   ])("%s → %i unreachable", (tools, n) => {
-    const d = lint(v2(`tools:\n  ${tools}\nenforcement: {unconstrained_tools: allow}\n`)).filter((x) => x.code === "W_OBLIGATION_UNREACHABLE");
+    const d = lint(v2(`tools:\n  ${tools}\nenforcement: {unconstrained_tools: allow}\n`)).filter(
+      (x) => x.code === "W_OBLIGATION_UNREACHABLE",
+    );
     expect(d).toHaveLength(n);
     if (n > 0) expect(d[0]!.path).toBe("tools.approval_required[0]");
   });
 
   it("schemas for denied or never-allowed tools, and schema keys with stars", () => {
-    const text = v2('tools:\n  allow: ["read_*"]\n  deny: ["read_secret"]\nschemas:\n  read_secret: true\n  write_file: true\n  "read_*": true\n  read_file: true\n');
+    const text = v2(
+      'tools:\n  allow: ["read_*"]\n  deny: ["read_secret"]\nschemas:\n  read_secret: true\n  write_file: true\n  "read_*": true\n  read_file: true\n',
+    );
     expect(found(text)).toEqual([
       ["W_SCHEMA_UNREACHABLE", "schemas.read_secret"],
       ["W_SCHEMA_UNREACHABLE", "schemas.write_file"],

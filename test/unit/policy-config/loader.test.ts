@@ -24,23 +24,48 @@ describe("version", () => {
     ["version: 2.0\n", "1:10", "version must be a quoted string, got the number 2.0", 'write version: "2.0"'],
     ["version: 2\n", "1:10", "version must be a quoted string, got the number 2", 'write version: "2.0"'],
     ["version: 1.0\n", "1:10", "version must be a quoted string, got the number 1.0", 'write version: "1.0"'],
-    ['version: "2"\n', "1:10", 'unsupported version "2"; supported versions: "2.0", "1.0"', 'write version: "2.0"'],
-    ['version: "v1"\n', "1:10", 'unsupported version "v1"; supported versions: "2.0", "1.0"', 'write version: "1.0"'],
+    [
+      'version: "2"\n',
+      "1:10",
+      'unsupported version "2"; supported versions: "2.0", "1.0"',
+      'write version: "2.0"',
+    ],
+    [
+      'version: "v1"\n',
+      "1:10",
+      'unsupported version "v1"; supported versions: "2.0", "1.0"',
+      'write version: "1.0"',
+    ],
     ['version: "3.0"\n', "1:10", 'unsupported version "3.0"; supported versions: "2.0", "1.0"', undefined],
   ])("refuses %j", (text, pos, message, hint) => {
     const { policy, diagnostics } = load(text);
     expect(policy).toBeNull();
     expect(diagnostics).toHaveLength(1);
     const d = diagnostics[0]!;
-    expect([d.severity, d.code, `${d.line}:${d.column}`, d.path, d.message, d.hint]).toEqual(["error", "E_POLICY_VERSION", pos, "version", message, hint]);
+    expect([d.severity, d.code, `${d.line}:${d.column}`, d.path, d.message, d.hint]).toEqual([
+      "error",
+      "E_POLICY_VERSION",
+      pos,
+      "version",
+      message,
+      hint,
+    ]);
   });
 
   it("refuses a version that is not a scalar", () => {
-    expect(load("version: [2]\n").diagnostics[0]).toMatchObject({ code: "E_POLICY_FIELD_TYPE", path: "version", line: 1, column: 10 });
+    expect(load("version: [2]\n").diagnostics[0]).toMatchObject({
+      code: "E_POLICY_FIELD_TYPE",
+      path: "version",
+      line: 1,
+      column: 10,
+    });
   });
 
   it("keeps validating the rest of a file whose version is wrong", () => {
-    expect(codes("version: 2.0\ntools:\n  deny: exec\n")).toEqual(["E_POLICY_VERSION", "E_POLICY_FIELD_TYPE"]);
+    expect(codes("version: 2.0\ntools:\n  deny: exec\n")).toEqual([
+      "E_POLICY_VERSION",
+      "E_POLICY_FIELD_TYPE",
+    ]);
   });
 });
 
@@ -72,7 +97,12 @@ describe("allow and deny lists", () => {
 
   it("names every non-string entry with its own path", () => {
     const { diagnostics } = load('version: "2.0"\ntools:\n  deny: [exec, 12, true, null, [x]]\n');
-    expect(diagnostics.map((d) => d.path)).toEqual(["tools.deny[1]", "tools.deny[2]", "tools.deny[3]", "tools.deny[4]"]);
+    expect(diagnostics.map((d) => d.path)).toEqual([
+      "tools.deny[1]",
+      "tools.deny[2]",
+      "tools.deny[3]",
+      "tools.deny[4]",
+    ]);
     expect(diagnostics.map((d) => d.message)).toEqual([
       "expected a tool-name pattern (a string), got a number (12)",
       "expected a tool-name pattern (a string), got a boolean (true)",
@@ -89,18 +119,29 @@ describe("allow and deny lists", () => {
   });
 
   it("reads every obligation list", () => {
-    const t = policyTools("approval_required: [deploy]\n  restrict_scope: [read_file]\n  redact_args: [send]\n" + scopeContract + redactContract);
+    const t = policyTools(
+      "approval_required: [deploy]\n  restrict_scope: [read_file]\n  redact_args: [send]\n" +
+        scopeContract +
+        redactContract,
+    );
     const p = load(t).policy!;
-    expect([p.tools.approvalRequired, p.tools.restrictScope, p.tools.redactArgs].map((l) => l.map((e) => e.pattern))).toEqual([["deploy"], ["read_file"], ["send"]]);
+    expect(
+      [p.tools.approvalRequired, p.tools.restrictScope, p.tools.redactArgs].map((l) =>
+        l.map((e) => e.pattern),
+      ),
+    ).toEqual([["deploy"], ["read_file"], ["send"]]);
   });
 });
 
-const scopeContract = "  restrict_scope_contract: {scope_type: tool, scope_value: read_file, scope_match_mode: exact}\n";
-const redactContract = "  redact_args_contract: {redaction_target: args, redaction_mode: drop, redaction_scope: all_fields}\n";
+const scopeContract =
+  "  restrict_scope_contract: {scope_type: tool, scope_value: read_file, scope_match_mode: exact}\n";
+const redactContract =
+  "  redact_args_contract: {redaction_target: args, redaction_mode: drop, redaction_scope: all_fields}\n";
 const policyTools = (body: string) => `version: "2.0"\ntools:\n  ${body}`;
 
 describe("deprecations", () => {
-  const deprecations = (text: string) => load(text).diagnostics.filter((d) => d.code.startsWith("W_DEPRECATED"));
+  const deprecations = (text: string) =>
+    load(text).diagnostics.filter((d) => d.code.startsWith("W_DEPRECATED"));
 
   it("warns exactly once for a v1 file, however many v1 constructs it uses", () => {
     const text = 'version: "1.0"\nallow: [a]\ndeny: [b]\nconstraints:\n  a: {x: "^y"}\n  b: {z: "^w"}\n';
@@ -109,11 +150,15 @@ describe("deprecations", () => {
   });
 
   it("warns once for a v1 file that uses no v1 construct", () => {
-    expect(deprecations('version: "1.0"\ntools:\n  deny: [exec]\n').map((d) => d.code)).toEqual(["W_DEPRECATED_V1"]);
+    expect(deprecations('version: "1.0"\ntools:\n  deny: [exec]\n').map((d) => d.code)).toEqual([
+      "W_DEPRECATED_V1",
+    ]);
   });
 
   it("warns once for a v2 file with both constraints and root lists", () => {
-    expect(deprecations('version: "2.0"\ndeny: [b]\nconstraints:\n  a: {x: "^y"}\n').map((d) => [d.code, d.path])).toEqual([["W_DEPRECATED_V1", "constraints"]]);
+    expect(
+      deprecations('version: "2.0"\ndeny: [b]\nconstraints:\n  a: {x: "^y"}\n').map((d) => [d.code, d.path]),
+    ).toEqual([["W_DEPRECATED_V1", "constraints"]]);
   });
 
   it("does not warn for a clean v2 file", () => {
@@ -124,13 +169,18 @@ describe("deprecations", () => {
 
 describe("v1 constraints", () => {
   it("reads the list form with the string shorthand, like the map form", () => {
-    const a = load('version: "1.0"\nconstraints:\n  - tool: t\n    params: {p: "^x", q: {matches: "^y"}}\n').policy!;
+    const a = load(
+      'version: "1.0"\nconstraints:\n  - tool: t\n    params: {p: "^x", q: {matches: "^y"}}\n',
+    ).policy!;
     const b = load('version: "1.0"\nconstraints:\n  t:\n    q: {matches: "^y"}\n    p: "^x"\n').policy!;
     expect(a.schemas.t!.schema).toEqual(b.schemas.t!.schema);
     expect(a.schemas.t!.schema).toEqual({
       type: "object",
       additionalProperties: true,
-      properties: { p: { type: "string", pattern: "^x", minLength: 1 }, q: { type: "string", pattern: "^y", minLength: 1 } },
+      properties: {
+        p: { type: "string", pattern: "^x", minLength: 1 },
+        q: { type: "string", pattern: "^y", minLength: 1 },
+      },
       required: ["p", "q"],
     });
     expect(a.schemas.t!.fromV1Constraints).toBe(true);
@@ -148,9 +198,15 @@ describe("v1 constraints", () => {
   });
 
   it("refuses constraints of the wrong shape", () => {
-    expect(codes('version: "1.0"\nconstraints: "read_file"\n')).toEqual(["W_DEPRECATED_V1", "E_POLICY_FIELD_TYPE"]);
+    expect(codes('version: "1.0"\nconstraints: "read_file"\n')).toEqual([
+      "W_DEPRECATED_V1",
+      "E_POLICY_FIELD_TYPE",
+    ]);
     expect(codes('version: "1.0"\nconstraints:\n  t:\n')).toEqual(["W_DEPRECATED_V1", "E_POLICY_FIELD_TYPE"]);
-    expect(codes('version: "1.0"\nconstraints:\n  - tool: t\n')).toEqual(["W_DEPRECATED_V1", "E_POLICY_MISSING_FIELD"]);
+    expect(codes('version: "1.0"\nconstraints:\n  - tool: t\n')).toEqual([
+      "W_DEPRECATED_V1",
+      "E_POLICY_MISSING_FIELD",
+    ]);
   });
 });
 
@@ -172,24 +228,44 @@ describe("schemas", () => {
 });
 
 describe("limits", () => {
-  it.each([["0", 0], ["1000", 1000]])("accepts %s", (raw, value) => {
-    expect(load(`version: "2.0"\nlimits:\n  max_tool_calls_total: ${raw}\n`).policy!.limits).toEqual({ maxToolCallsTotal: value });
+  it.each([
+    ["0", 0],
+    ["1000", 1000],
+  ])("accepts %s", (raw, value) => {
+    expect(load(`version: "2.0"\nlimits:\n  max_tool_calls_total: ${raw}\n`).policy!.limits).toEqual({
+      maxToolCallsTotal: value,
+    });
   });
   it.each(["-1", "1.5", "10.0", '"10"', "1e3", "9007199254740993", "[1]"])("refuses %s", (raw) => {
     const d = load(`version: "2.0"\nlimits:\n  max_requests_total: ${raw}\n`).diagnostics;
-    expect(d.map((x) => [x.code, x.path, x.line, x.column])).toEqual([["E_POLICY_FIELD_TYPE", "limits.max_requests_total", 3, 23]]);
+    expect(d.map((x) => [x.code, x.path, x.line, x.column])).toEqual([
+      ["E_POLICY_FIELD_TYPE", "limits.max_requests_total", 3, 23],
+    ]);
   });
 });
 
 describe("tool_pins", () => {
   const hash = "ab".repeat(32);
   it("reads optional server_id and exact_schema_hash", () => {
-    const p = load(`version: "2.0"\ntool_pins:\n  t:\n    tool_name: t\n    schema_hash: "${hash}"\n    meta_hash: "${hash}"\n    exact_schema_hash: "${hash}"\n`).policy!;
-    expect(p.toolPins).toEqual([{ key: "t", toolName: "t", schemaHash: hash, metaHash: hash, exactSchemaHash: hash, at: { file: "p.yaml", path: "tool_pins.t", line: 3, column: 3 } }]);
+    const p = load(
+      `version: "2.0"\ntool_pins:\n  t:\n    tool_name: t\n    schema_hash: "${hash}"\n    meta_hash: "${hash}"\n    exact_schema_hash: "${hash}"\n`,
+    ).policy!;
+    expect(p.toolPins).toEqual([
+      {
+        key: "t",
+        toolName: "t",
+        schemaHash: hash,
+        metaHash: hash,
+        exactSchemaHash: hash,
+        at: { file: "p.yaml", path: "tool_pins.t", line: 3, column: 3 },
+      },
+    ]);
   });
   it("refuses a 63- or 65-character hash", () => {
     for (const h of [hash.slice(1), hash + "a"]) {
-      const d = load(`version: "2.0"\ntool_pins:\n  t: {tool_name: t, schema_hash: "${h}", meta_hash: "${hash}"}\n`).diagnostics;
+      const d = load(
+        `version: "2.0"\ntool_pins:\n  t: {tool_name: t, schema_hash: "${h}", meta_hash: "${hash}"}\n`,
+      ).diagnostics;
       expect(d.map((x) => [x.code, x.path])).toEqual([["E_POLICY_PIN_HASH", "tool_pins.t.schema_hash"]]);
     }
   });
@@ -209,7 +285,9 @@ describe("whole-file problems", () => {
   });
 
   it("reads JSON policies", () => {
-    const p = load('{"version": "2.0", "tools": {"deny": ["exec"]}, "schemas": {"t": {"type": "object"}}}').policy!;
+    const p = load(
+      '{"version": "2.0", "tools": {"deny": ["exec"]}, "schemas": {"t": {"type": "object"}}}',
+    ).policy!;
     expect(p.tools.deny.map((e) => e.pattern)).toEqual(["exec"]);
     expect(p.schemas.t!.schema).toEqual({ type: "object" });
   });
@@ -249,7 +327,13 @@ describe("loadPolicyFile", () => {
     const { policy, diagnostics } = loadPolicyFile(missing);
     expect(policy).toBeNull();
     expect(diagnostics).toHaveLength(1);
-    expect(diagnostics[0]).toMatchObject({ severity: "error", code: "E_POLICY_READ", file: missing, line: 0, column: 0 });
+    expect(diagnostics[0]).toMatchObject({
+      severity: "error",
+      code: "E_POLICY_READ",
+      file: missing,
+      line: 0,
+      column: 0,
+    });
     expect(diagnostics[0]!.message).toContain(missing);
     expect(diagnostics[0]!.message).toContain("ENOENT");
     expect(loadPolicyFile(dir).diagnostics[0]!.message).toContain("EISDIR");

@@ -57,7 +57,8 @@ describe("needsMigration", () => {
 
 describe("migrated text", () => {
   it("writes the spec's v1 example as v2", () => {
-    const text = 'version: "1.0"\ndeny: ["exec"]\nconstraints:\n  - tool: "read_file"\n    params:\n      path:\n        matches: "^/workspace/.*"\n';
+    const text =
+      'version: "1.0"\ndeny: ["exec"]\nconstraints:\n  - tool: "read_file"\n    params:\n      path:\n        matches: "^/workspace/.*"\n';
     expect(migratePolicy(loaded(text))).toBe(
       [
         'version: "2.0"',
@@ -82,9 +83,17 @@ describe("migrated text", () => {
   });
 
   it("keeps the name, the header comment and an explicit empty allowlist", () => {
-    const text = '# owned by platform-security\n# reviewed 2025-01\n\nversion: "1.0"\nname: "legacy: one"\nallow: []\n';
+    const text =
+      '# owned by platform-security\n# reviewed 2025-01\n\nversion: "1.0"\nname: "legacy: one"\nallow: []\n';
     const out = migratePolicy(loaded(text), text);
-    expect(out.split("\n").slice(0, 6)).toEqual(["# owned by platform-security", "# reviewed 2025-01", "", 'version: "2.0"', 'name: "legacy: one"', "tools:"]);
+    expect(out.split("\n").slice(0, 6)).toEqual([
+      "# owned by platform-security",
+      "# reviewed 2025-01",
+      "",
+      'version: "2.0"',
+      'name: "legacy: one"',
+      "tools:",
+    ]);
     expect(loaded(out).tools.allow).toEqual([]);
     expect(loaded(out).name).toBe("legacy: one");
   });
@@ -108,7 +117,20 @@ describe("migrated text", () => {
     const original = loaded(text);
     const migrated = loaded(migratePolicy(original));
     expect(decisionView(migrated)).toEqual(decisionView(original));
-    expect(migrated.tools.allow!.map((e) => e.pattern)).toEqual(["*", "a: b", "#x", "@y", "- z", "true", "1.0", "null", "", "it's", '"q"', "ü*"]);
+    expect(migrated.tools.allow!.map((e) => e.pattern)).toEqual([
+      "*",
+      "a: b",
+      "#x",
+      "@y",
+      "- z",
+      "true",
+      "1.0",
+      "null",
+      "",
+      "it's",
+      '"q"',
+      "ü*",
+    ]);
   });
 
   it("round-trips arbitrary pattern lists and constraint names (property)", () => {
@@ -124,7 +146,8 @@ describe("migrated text", () => {
           if (rootAllow !== undefined) doc.allow = rootAllow;
           if (constrained.length > 0) {
             const constraints: Record<string, unknown> = {};
-            for (const t of constrained) Object.defineProperty(constraints, t, { value: { p: "^x" }, enumerable: true });
+            for (const t of constrained)
+              Object.defineProperty(constraints, t, { value: { p: "^x" }, enumerable: true });
             doc.constraints = constraints;
           }
           const original = loaded(stringify(doc));
