@@ -49,7 +49,16 @@ export interface ProxyPeers {
 
 type CallVerdict =
   | { kind: "allow"; reason: string; rule: Rule | null; warnings: string[] }
-  | { kind: "deny"; code: string; reason: string; rule: Rule | null; violations: readonly Violation[]; by: "policy" | "toolgate" }
+  | {
+      kind: "deny";
+      code: string;
+      reason: string;
+      rule: Rule | null;
+      violations: readonly Violation[];
+      by: "policy" | "toolgate";
+      /** The tool is visible, so the client has its definition (and may validate against its outputSchema). */
+      shownToClient: boolean;
+    }
   | { kind: "hidden"; code: string | null; reason: string; rule: Rule | null };
 
 const DEFAULT_PRIVATE_TIMEOUT_MS = 10_000;
@@ -380,7 +389,8 @@ export class PolicyProxy {
         reason: verdict.reason,
         violations: verdict.violations,
         by: verdict.by,
-        omitStructuredContent: hasOutputSchema(definition),
+        // A tool the client was never shown has no output schema on the client's side.
+        omitStructuredContent: verdict.shownToClient && hasOutputSchema(definition),
       }),
     );
   }
@@ -393,7 +403,7 @@ export class PolicyProxy {
     definition: ListedTool | undefined,
   ): CallVerdict {
     if (catalogProblem !== null) {
-      return { kind: "deny", code: "E_CATALOG_UNAVAILABLE", reason: catalogProblem, rule: null, violations: [], by: "toolgate" };
+      return { kind: "deny", code: "E_CATALOG_UNAVAILABLE", reason: catalogProblem, rule: null, violations: [], by: "toolgate", shownToClient: false };
     }
     if (definition === undefined) {
       return { kind: "hidden", code: null, reason: `tool '${name}' is not in the server's catalog`, rule: null };
@@ -402,18 +412,26 @@ export class PolicyProxy {
     if (!visibility.visible) {
       if (visibility.explain) {
         const code = visibility.code ?? "E_TOOL_NOT_ALLOWED";
-        return { kind: "deny", code, reason: visibility.reason, rule: visibility.rule, violations: [], by: "policy" };
+        return { kind: "deny", code, reason: visibility.reason, rule: visibility.rule, violations: [], by: "policy", shownToClient: false };
       }
       return { kind: "hidden", code: visibility.code, reason: visibility.reason, rule: visibility.rule };
     }
     const decision = this.gate.decideCall(name, args, counters);
     if (decision.decision === "deny") {
       const code = decision.code ?? "E_TOOL_DENIED";
-      return { kind: "deny", code, reason: decision.reason, rule: decision.rule, violations: decision.violations, by: "policy" };
+      return {
+        kind: "deny",
+        code,
+        reason: decision.reason,
+        rule: decision.rule,
+        violations: decision.violations,
+        by: "policy",
+        shownToClient: true,
+      };
     }
     const unmet = unmetObligation(decision);
     if (unmet !== null) {
-      return { kind: "deny", code: unmet.code, reason: unmet.reason, rule: unmet.rule, violations: [], by: "policy" };
+      return { kind: "deny", code: unmet.code, reason: unmet.reason, rule: unmet.rule, violations: [], by: "policy", shownToClient: true };
     }
     return { kind: "allow", reason: decision.reason, rule: decision.rule, warnings: decision.warnings };
   }

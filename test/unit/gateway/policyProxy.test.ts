@@ -502,3 +502,12 @@ describe("PolicyProxy: everything else", () => {
     expect(h.answerTo(privateId)).toMatchObject({ error: { code: -32600 } });
   });
 });
+
+describe("PolicyProxy: structured deny and output schemas", () => {
+  it("keeps structuredContent when explaining a hidden tool, even one with an outputSchema", async () => {
+    const h = harness({ hidden: ["t"], explain: true }, { tools: [[{ name: "t", outputSchema: { type: "object" } } as ToolDefinition]] });
+    await h.handshake();
+    const answer = await h.call(5, "t", {});
+    expect(answer!.result).toMatchObject({ isError: true, structuredContent: { status: "deny", error_code: "E_TOOL_DENIED" } });
+  });
+});
