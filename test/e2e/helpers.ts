@@ -43,6 +43,8 @@ export function wrapCommand(wrapArgs: string[], server: string[]): { command: st
 
 export interface Connected {
   client: Client;
+  /** Pid of the process the client started (the wrapper, or a bare server). */
+  pid: () => number | null;
   stderr: () => string;
   close: () => Promise<void>;
 }
@@ -59,7 +61,7 @@ export async function connect(
   const client = new Client({ name: "toolgate-e2e", version: "1.0.0" }, capabilities);
   setup?.(client);
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, pid: () => transport.pid, stderr: () => stderr, close: () => client.close() };
 }
 
 /** A tool call's outcome, whether the server answered with a result or a JSON-RPC error. */
@@ -160,6 +162,12 @@ export class RawWrapper {
     this.waiters = [];
     for (const w of waiters) w();
   }
+}
+
+/** Pids of a process's direct children (Linux /proc). */
+export function childPids(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim();
+  return text === "" ? [] : text.split(/\s+/).map(Number);
 }
 
 /** True while a process with this pid exists. */
