@@ -1,3 +1,4 @@
+import type { Diagnostic } from "../config/diagnostics.js";
 import type { Layer, LayerPattern } from "./layers.js";
 import { layerMatch } from "./layers.js";
 
@@ -96,4 +97,23 @@ export function deadPatterns(layers: readonly Layer[], catalog: readonly string[
 /** `role pattern 'bogus_*' matches no allowed tools` (the ⚠ line of the info view, without the glyph). */
 export function deadPatternMessage(dead: DeadPattern): string {
   return `${dead.layer.level} pattern '${dead.pattern.source}' matches no allowed tools`;
+}
+
+/**
+ * Dead patterns as warnings naming file and line, for logging when a server's catalog is fetched (spec).
+ * Patterns written by `.set` have no file; they are named by their layer only.
+ */
+export function deadPatternDiagnostics(server: string, dead: readonly DeadPattern[]): Diagnostic[] {
+  return dead.map((d) => {
+    const at = d.pattern.at ?? d.layer.at;
+    return {
+      severity: "warning",
+      code: "W_DEAD_PATTERN",
+      message: `${deadPatternMessage(d)} on '${server}' (${d.layer.label})`,
+      file: at?.file ?? d.layer.label,
+      line: at?.line ?? 0,
+      column: at?.column ?? 0,
+      path: at?.path ?? "",
+    };
+  });
 }

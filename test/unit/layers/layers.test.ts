@@ -1,6 +1,8 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContextSelection } from "../../../src/config/configDirModel.js";
 import {
+  deadPatternDiagnostics,
   deadPatternMessage,
   deadPatterns,
   explainTool,
@@ -445,5 +447,59 @@ describe("explainTool and deadPatterns", () => {
     if (configPatterns !== "") texts.config = `mcp_tools:\n  github: ${configPatterns}\n`;
     const ls = resolveLayers(buildConfig(texts), NONE, "github");
     expect(deadPatterns(ls, CATALOG).map(deadPatternMessage)).toEqual(expected);
+  });
+});
+
+describe("properties", () => {
+  const name = fc.stringMatching(/^[a-c_]{0,4}$/);
+  const pattern = fc.stringMatching(/^[a-c_*?]{1,4}$/);
+  const layer = fc.array(pattern, { maxLength: 3 });
+
+  it("a tool is visible exactly when every layer has a matching pattern, and adding a layer only narrows", () => {
+    fc.assert(
+      fc.property(
+        fc.array(layer, { maxLength: 4 }),
+        layer,
+        fc.array(name, { maxLength: 8 }),
+        (lists, extra, catalog) => {
+          const texts: ConfigTexts = { servers: { s: lists[0] } };
+          const rest = lists.slice(1);
+          const toYaml = (ps: string[]) => `[${ps.map((p) => JSON.stringify(p)).join(", ")}]`;
+          if (rest.length > 0) texts.config = `mcp_tools:\n  s: ${toYaml(rest[0]!)}\n`;
+          const config = buildConfig(texts);
+          const layers = resolveLayers(config, NONE, "s");
+          for (const tool of catalog) {
+            const expected = layers.every((l) => l.patterns.some((p) => p.matcher.matches(tool)));
+            expect(layerVerdict(layers, tool).visible).toBe(expected);
+            expect(explainTool(layers, tool).visible).toBe(expected);
+          }
+          const narrowed = [...resolveLayers(buildConfig({ servers: { s: extra } }), NONE, "s"), ...layers];
+          for (const tool of catalog) {
+            if (layerVerdict(narrowed, tool).visible) expect(layerVerdict(layers, tool).visible).toBe(true);
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe("deadPatternDiagnostics", () => {
+  it("names file and line of each dead pattern", () => {
+    const config = buildConfig({
+      servers: { github: ["get_*"] },
+      roles: { reviewer: fm("mcp_tools:\n  github: get_*,bogus_*") },
+    });
+    const layers = resolveLayers(config, { role: "reviewer", skills: [] }, "github");
+    expect(deadPatternDiagnostics("github", deadPatterns(layers, CATALOG))).toEqual([
+      {
+        severity: "warning",
+        code: "W_DEAD_PATTERN",
+        message: "role pattern 'bogus_*' matches no allowed tools on 'github' (role (reviewer))",
+        file: "roles/reviewer.md",
+        line: 3,
+        column: 17,
+        path: "mcp_tools.github",
+      },
+    ]);
   });
 });
