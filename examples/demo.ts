@@ -57,7 +57,20 @@ async function main(): Promise<void> {
   const bareTools = (await bare.listTools()).tools.map((t) => t.name);
   await bare.close();
 
-  const wrapArgs = [cli, "wrap", "--policy", policy, "--audit-log", auditLog, "--label", "demo", "--", process.execPath, server, workspace];
+  const wrapArgs = [
+    cli,
+    "wrap",
+    "--policy",
+    policy,
+    "--audit-log",
+    auditLog,
+    "--label",
+    "demo",
+    "--",
+    process.execPath,
+    server,
+    workspace,
+  ];
   console.log(dim(`$ node ${wrapArgs.map((a) => a.replace(root + "/", "")).join(" ")}\n`));
   const client = await connect(process.execPath, wrapArgs);
 
@@ -71,8 +84,16 @@ async function main(): Promise<void> {
     { why: "list the workspace", name: "list_directory", args: { path: "." } },
     { why: "escape the workspace", name: "read_text_file", args: { path: "../../etc/passwd" } },
     { why: "read a secret dotfile", name: "read_text_file", args: { path: ".env" } },
-    { why: "pass an argument the schema does not know", name: "read_text_file", args: { path: "notes.txt", encoding: "latin1" } },
-    { why: "write a file (denied, so hidden)", name: "write_file", args: { path: "pwned.txt", content: "rm -rf /" } },
+    {
+      why: "pass an argument the schema does not know",
+      name: "read_text_file",
+      args: { path: "notes.txt", encoding: "latin1" },
+    },
+    {
+      why: "write a file (denied, so hidden)",
+      name: "write_file",
+      args: { path: "pwned.txt", content: "rm -rf /" },
+    },
     { why: "a tool the policy does not allow", name: "read_media_file", args: { path: "notes.txt" } },
     { why: "a tool that does not exist at all", name: "delete_everything", args: {} },
   ];
@@ -83,7 +104,11 @@ async function main(): Promise<void> {
     try {
       const answer = (await client.callTool({ name: call.name, arguments: call.args })) as Answer;
       const text = firstText(answer);
-      const verdict = !answer.isError ? "ALLOWED" : text.startsWith("Blocked by policy") ? "DENIED " : "UNKNOWN";
+      const verdict = !answer.isError
+        ? "ALLOWED"
+        : text.startsWith("Blocked by policy")
+          ? "DENIED "
+          : "UNKNOWN";
       line = `${verdict}  ${text}`;
     } catch (error) {
       line = `ERROR    ${(error as Error).message}`;
@@ -94,19 +119,30 @@ async function main(): Promise<void> {
   await client.close();
 
   console.log(`\n  pwned.txt exists after the write_file call: ${existsSync(join(workspace, "pwned.txt"))}`);
-  console.log(dim("  (UNKNOWN is the server's own answer for a tool it does not have: hidden and absent look the same)\n"));
+  console.log(
+    dim(
+      "  (UNKNOWN is the server's own answer for a tool it does not have: hidden and absent look the same)\n",
+    ),
+  );
 
   console.log(bold("audit log: the real reason for every decision"));
-  const events = readFileSync(auditLog, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+  const events = readFileSync(auditLog, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   for (const e of events) {
     if (e.event === "tools/list") {
-      console.log(`  tools/list  ${String(e.decision)}: ${String(e.shown)} shown, ${String(e.hidden)} hidden`);
+      console.log(
+        `  tools/list  ${String(e.decision)}: ${String(e.shown)} shown, ${String(e.hidden)} hidden`,
+      );
       continue;
     }
     const rule = e.rule as { layer: string; kind: string; value: string } | null;
     const code = e.code === null ? "" : String(e.code);
     const why = rule === null ? String(e.reason) : `${rule.layer} ${rule.kind}: ${rule.value}`;
-    console.log(`  ${String(e.tool).padEnd(18)} ${String(e.decision).padEnd(7)} ${code.padEnd(19)} ${dim(why)}`);
+    console.log(
+      `  ${String(e.tool).padEnd(18)} ${String(e.decision).padEnd(7)} ${code.padEnd(19)} ${dim(why)}`,
+    );
   }
   console.log(`\n${bold("raw audit lines")} ${dim("(arguments appear only as args_sha256)")}`);
   for (const line of readFileSync(auditLog, "utf8").trim().split("\n")) console.log(`  ${line}`);

@@ -25,7 +25,10 @@ export class JsonlFileSink implements AuditSink {
     try {
       while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset, bytes.length - offset);
     } catch (error) {
-      throw new ToolgateError("E_AUDIT_WRITE", `cannot write audit log '${this.path}': ${(error as Error).message}`);
+      throw new ToolgateError(
+        "E_AUDIT_WRITE",
+        `cannot write audit log '${this.path}': ${(error as Error).message}`,
+      );
     }
   }
 

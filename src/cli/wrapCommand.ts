@@ -4,10 +4,10 @@ import { JsonlFileSink } from "../audit/jsonlFileSink.js";
 import type { AuditSink } from "../audit/sink.js";
 import { formatDiagnostic } from "../config/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
+import type { Policy } from "../config/policyModel.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../gateway/frames.js";
 import { PolicyProxy } from "../gateway/policyProxy.js";
 import { compilePolicy } from "../policy/compile.js";
-import type { ToolGate } from "../policy/gate.js";
 import { allowAllGate, createPolicyGate } from "../policy/policyGate.js";
 import { runStdioWrap } from "../transports/stdioWrap.js";
 
@@ -30,10 +30,18 @@ export function registerWrapCommand(program: Command): void {
     .description("run an MCP server behind the policy: filtered tools/list, decided tools/call, audit log")
     .option("--policy <file>", "policy file (v2 or legacy v1); without it every tool is allowed")
     .option("--audit-log <file>", "append one JSON line per decision to this file")
-    .option("--dry-run", "decide and record, but filter and block nothing (audit says would-deny / would-hide)")
+    .option(
+      "--dry-run",
+      "decide and record, but filter and block nothing (audit says would-deny / would-hide)",
+    )
     .option("--verbose", "one line per decision on stderr")
     .option("--label <id>", "session label recorded in the audit log (default: a random id)")
-    .option("--max-frame-bytes <n>", "longest accepted JSON-RPC line, either direction", positiveInteger, DEFAULT_MAX_FRAME_BYTES)
+    .option(
+      "--max-frame-bytes <n>",
+      "longest accepted JSON-RPC line, either direction",
+      positiveInteger,
+      DEFAULT_MAX_FRAME_BYTES,
+    )
     .argument("<command...>", "the server command and its arguments (after --)")
     .passThroughOptions()
     .action(async (command: string[], options: WrapOptions) => {
@@ -45,8 +53,8 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
   const log = (line: string): void => {
     process.stderr.write(`toolgate: ${line}\n`);
   };
-  const gate = loadGate(options.policy, log);
-  if (gate === null) return EXIT_BAD_INPUT;
+  const policy = loadPolicy(options.policy);
+  if (policy === "unusable") return EXIT_BAD_INPUT;
 
   let audit: AuditSink | null = null;
   if (options.auditLog !== undefined) {
@@ -69,10 +77,12 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
       args,
       maxFrameBytes: options.maxFrameBytes,
       log,
+      // Called right after the server is spawned: compiling the policy's schemas then overlaps with the
+      // server's own start-up instead of adding to it. Nothing is read from either side before this returns.
       createHandler: (peers) =>
         new PolicyProxy(
           {
-            gate,
+            gate: policy === null ? allowAllGate() : createPolicyGate(compilePolicy(policy)),
             audit,
             session: options.label ?? randomBytes(8).toString("hex"),
             dryRun: options.dryRun === true,
@@ -87,16 +97,19 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
   }
 }
 
-/** The gate for the policy file, or `null` (after printing why) when it cannot be used: never allow-all. */
-function loadGate(file: string | undefined, log: (line: string) => void): ToolGate | null {
-  if (file === undefined) return allowAllGate();
+/**
+ * The policy file parsed and checked (diagnostics printed), `null` without `--policy`, or "unusable"
+ * when it has errors: then the server is not started, never a silent allow-all.
+ */
+function loadPolicy(file: string | undefined): Policy | null | "unusable" {
+  if (file === undefined) return null;
   const { policy, diagnostics } = loadPolicyFile(file);
   for (const diagnostic of diagnostics) process.stderr.write(formatDiagnostic(diagnostic) + "\n");
   if (policy === null) {
-    log(`policy '${file}' cannot be used; the server was not started`);
-    return null;
+    process.stderr.write(`toolgate: policy '${file}' cannot be used; the server was not started\n`);
+    return "unusable";
   }
-  return createPolicyGate(compilePolicy(policy));
+  return policy;
 }
 
 function positiveInteger(value: string): number {

@@ -17,7 +17,11 @@ export type InboundMessage =
 export function readFrame(frame: InboundFrame): InboundMessage {
   switch (frame.kind) {
     case "oversize":
-      return reject(INVALID_REQUEST, "oversize", `Invalid Request: frame longer than ${frame.limitBytes} bytes (--max-frame-bytes); discarded`);
+      return reject(
+        INVALID_REQUEST,
+        "oversize",
+        `Invalid Request: frame longer than ${frame.limitBytes} bytes (--max-frame-bytes); discarded`,
+      );
     case "invalid-utf8":
       return reject(PARSE_ERROR, "invalid-utf8", "Parse error: frame is not valid UTF-8");
     case "text":
@@ -35,11 +39,19 @@ export function readFrame(frame: InboundFrame): InboundMessage {
     }
   }
   if (Array.isArray(parsed.value)) {
-    return reject(INVALID_REQUEST, "batch", "Invalid Request: JSON-RPC batches are not accepted; send one message per line");
+    return reject(
+      INVALID_REQUEST,
+      "batch",
+      "Invalid Request: JSON-RPC batches are not accepted; send one message per line",
+    );
   }
   const classified = classifyMessage(parsed.value);
   if (classified.kind === "invalid") {
-    return reject(INVALID_REQUEST, "not-json-rpc", `Invalid Request: not a JSON-RPC 2.0 message: ${classified.reason}`);
+    return reject(
+      INVALID_REQUEST,
+      "not-json-rpc",
+      `Invalid Request: not a JSON-RPC 2.0 message: ${classified.reason}`,
+    );
   }
   return { ok: true, kind: classified.kind, message: classified.message };
 }

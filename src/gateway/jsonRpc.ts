@@ -69,7 +69,8 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
 
   const hasId = Object.hasOwn(value, "id");
   if (Object.hasOwn(value, "method")) {
-    if (typeof value.method !== "string") return { kind: "invalid", reason: 'the "method" member must be a string' };
+    if (typeof value.method !== "string")
+      return { kind: "invalid", reason: 'the "method" member must be a string' };
     if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
       return { kind: "invalid", reason: 'a message cannot have both "method" and "result"/"error"' };
     }
@@ -87,14 +88,18 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     return { kind: "invalid", reason: 'a message needs "method", or exactly one of "result" and "error"' };
   }
   if (!hasId) return { kind: "invalid", reason: 'a response needs an "id"' };
-  if (hasResult && !isId(value.id)) return { kind: "invalid", reason: 'a response "id" must be a string or an integer' };
+  if (hasResult && !isId(value.id))
+    return { kind: "invalid", reason: 'a response "id" must be a string or an integer' };
   if (hasError) {
     if (value.id !== null && !isId(value.id)) {
       return { kind: "invalid", reason: 'an error response "id" must be a string, an integer or null' };
     }
     const error = value.error;
     if (!isJsonObject(error) || !Number.isInteger(error.code) || typeof error.message !== "string") {
-      return { kind: "invalid", reason: 'the "error" member must be an object with an integer "code" and a string "message"' };
+      return {
+        kind: "invalid",
+        reason: 'the "error" member must be an object with an integer "code" and a string "message"',
+      };
     }
   }
   return { kind: "response", message: value as JsonRpcResponse };
@@ -105,7 +110,12 @@ export function isRequest(message: JsonRpcRequest | JsonRpcNotification): messag
   return Object.hasOwn(message, "id");
 }
 
-export function errorResponse(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcResponse {
+export function errorResponse(
+  id: JsonRpcId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): JsonRpcResponse {
   const error: JsonRpcErrorObject = data === undefined ? { code, message } : { code, message, data };
   return { jsonrpc: "2.0", id, error };
 }

@@ -23,7 +23,12 @@ import {
 import { unmetObligation } from "./obligations.js";
 import { PrivateRequests } from "./privateRequests.js";
 import { ToolCatalog, type ListedTool } from "./toolCatalog.js";
-import { learnedUnknownToolAnswer, probeToolName, sdkUnknownToolAnswer, type UnknownToolAnswer } from "./unknownToolAnswer.js";
+import {
+  learnedUnknownToolAnswer,
+  probeToolName,
+  sdkUnknownToolAnswer,
+  type UnknownToolAnswer,
+} from "./unknownToolAnswer.js";
 
 export interface PolicyProxyOptions {
   gate: ToolGate;
@@ -201,7 +206,9 @@ export class PolicyProxy {
     const text = error instanceof Error ? error.message : String(error);
     this.options.log(`internal error handling ${message.method}: ${text}`);
     if (isRequest(message)) {
-      this.peers.toClient(errorResponse(message.id, INTERNAL_ERROR, `toolgate internal error; request not forwarded: ${text}`));
+      this.peers.toClient(
+        errorResponse(message.id, INTERNAL_ERROR, `toolgate internal error; request not forwarded: ${text}`),
+      );
     }
   }
 
@@ -213,7 +220,13 @@ export class PolicyProxy {
     }
     const request = message;
     if (this.privateRequests.owns(request.id)) {
-      this.peers.toClient(errorResponse(request.id, INVALID_REQUEST, "Invalid Request: this id is reserved by toolgate; use another"));
+      this.peers.toClient(
+        errorResponse(
+          request.id,
+          INVALID_REQUEST,
+          "Invalid Request: this id is reserved by toolgate; use another",
+        ),
+      );
       return undefined;
     }
     switch (request.method) {
@@ -230,7 +243,7 @@ export class PolicyProxy {
     const counters = this.countRequest(false);
     if (this.gate.requestLimitReached(counters)) {
       const reason = `limit reached: this session already made ${counters.requests} requests, the policy's limits.max_requests_total`;
-      this.record({
+      this.record(() => ({
         ...this.eventBase(request.id),
         event: "request",
         method: request.method,
@@ -238,7 +251,7 @@ export class PolicyProxy {
         code: "E_RATE_LIMIT",
         rule: null,
         reason,
-      });
+      }));
       this.verbose(`${request.method}: ${this.dryRun ? "would deny" : "deny"} E_RATE_LIMIT — ${reason}`);
       if (!this.dryRun) {
         this.peers.toClient(
@@ -268,7 +281,9 @@ export class PolicyProxy {
     const name = request.params?.name;
     if (typeof name !== "string") {
       this.options.log("refused a tools/call without a string params.name");
-      this.peers.toClient(errorResponse(request.id, INVALID_PARAMS, "Invalid params: tools/call needs params.name, a string"));
+      this.peers.toClient(
+        errorResponse(request.id, INVALID_PARAMS, "Invalid params: tools/call needs params.name, a string"),
+      );
       return undefined;
     }
     if (this.started && this.catalog.fresh && this.unknownAnswer !== null) {
@@ -345,7 +360,7 @@ export class PolicyProxy {
           : "would-hide"
       : verdict.kind;
     const code = verdict.kind === "allow" ? null : verdict.code;
-    const recorded = this.record({
+    const recorded = this.record(() => ({
       ...this.eventBase(request.id),
       event: "tools/call",
       tool: name,
@@ -355,9 +370,11 @@ export class PolicyProxy {
       reason: verdict.reason,
       warnings: verdict.kind === "allow" ? verdict.warnings : [],
       args_sha256: argumentsDigest(args),
-    });
+    }));
     if (this.options.verbose === true) {
-      this.options.log(`tools/call ${name}: ${outcome}${code === null ? "" : ` ${code}`} — ${verdict.reason}${ruleText(verdict.rule)}`);
+      this.options.log(
+        `tools/call ${name}: ${outcome}${code === null ? "" : ` ${code}`} — ${verdict.reason}${ruleText(verdict.rule)}`,
+      );
     }
 
     if (verdict.kind === "allow" || this.dryRun) {
@@ -403,16 +420,37 @@ export class PolicyProxy {
     definition: ListedTool | undefined,
   ): CallVerdict {
     if (catalogProblem !== null) {
-      return { kind: "deny", code: "E_CATALOG_UNAVAILABLE", reason: catalogProblem, rule: null, violations: [], by: "toolgate", shownToClient: false };
+      return {
+        kind: "deny",
+        code: "E_CATALOG_UNAVAILABLE",
+        reason: catalogProblem,
+        rule: null,
+        violations: [],
+        by: "toolgate",
+        shownToClient: false,
+      };
     }
     if (definition === undefined) {
-      return { kind: "hidden", code: null, reason: `tool '${name}' is not in the server's catalog`, rule: null };
+      return {
+        kind: "hidden",
+        code: null,
+        reason: `tool '${name}' is not in the server's catalog`,
+        rule: null,
+      };
     }
     const visibility = this.gate.visibility(definition);
     if (!visibility.visible) {
       if (visibility.explain) {
         const code = visibility.code ?? "E_TOOL_NOT_ALLOWED";
-        return { kind: "deny", code, reason: visibility.reason, rule: visibility.rule, violations: [], by: "policy", shownToClient: false };
+        return {
+          kind: "deny",
+          code,
+          reason: visibility.reason,
+          rule: visibility.rule,
+          violations: [],
+          by: "policy",
+          shownToClient: false,
+        };
       }
       return { kind: "hidden", code: visibility.code, reason: visibility.reason, rule: visibility.rule };
     }
@@ -431,7 +469,15 @@ export class PolicyProxy {
     }
     const unmet = unmetObligation(decision);
     if (unmet !== null) {
-      return { kind: "deny", code: unmet.code, reason: unmet.reason, rule: unmet.rule, violations: [], by: "policy", shownToClient: true };
+      return {
+        kind: "deny",
+        code: unmet.code,
+        reason: unmet.reason,
+        rule: unmet.rule,
+        violations: [],
+        by: "policy",
+        shownToClient: true,
+      };
     }
     return { kind: "allow", reason: decision.reason, rule: decision.rule, warnings: decision.warnings };
   }
@@ -444,8 +490,16 @@ export class PolicyProxy {
     }
     const result = response.result;
     if (!isJsonObject(result) || !Array.isArray(result.tools)) {
-      this.options.log("the server's tools/list result has no tools array; answered the client with an error");
-      this.peers.toClient(errorResponse(response.id, INTERNAL_ERROR, "toolgate: the server's tools/list result is malformed (no tools array)"));
+      this.options.log(
+        "the server's tools/list result has no tools array; answered the client with an error",
+      );
+      this.peers.toClient(
+        errorResponse(
+          response.id,
+          INTERNAL_ERROR,
+          "toolgate: the server's tools/list result is malformed (no tools array)",
+        ),
+      );
       return;
     }
     const shown: unknown[] = [];
@@ -458,23 +512,30 @@ export class PolicyProxy {
       }
       const verdict = this.gate.visibility(tool as ListedTool);
       if (verdict.visible || this.dryRun) shown.push(tool);
-      if (!verdict.visible) hidden.push({ tool: tool.name, code: verdict.code, rule: auditRule(verdict.rule) });
+      if (!verdict.visible)
+        hidden.push({ tool: tool.name, code: verdict.code, rule: auditRule(verdict.rule) });
     }
-    const recorded = this.record({
+    const recorded = this.record(() => ({
       ...this.eventBase(response.id),
       event: "tools/list",
       decision: this.dryRun ? "would-filter" : "filtered",
       shown: shown.length,
       hidden: hidden.length,
       hidden_tools: hidden,
-    });
+    }));
     if (this.options.verbose === true) {
       const names = hidden.map((h) => `${h.tool}${h.code === null ? "" : ` ${h.code}`}`).join(", ");
-      this.options.log(`tools/list: ${shown.length} shown, ${hidden.length} ${this.dryRun ? "would be hidden" : "hidden"}${names === "" ? "" : ` (${names})`}`);
+      this.options.log(
+        `tools/list: ${shown.length} shown, ${hidden.length} ${this.dryRun ? "would be hidden" : "hidden"}${names === "" ? "" : ` (${names})`}`,
+      );
     }
     if (!recorded) {
       this.peers.toClient(
-        errorResponse(response.id, INTERNAL_ERROR, "toolgate: E_AUDIT_WRITE the audit log could not be written; tool list withheld"),
+        errorResponse(
+          response.id,
+          INTERNAL_ERROR,
+          "toolgate: E_AUDIT_WRITE the audit log could not be written; tool list withheld",
+        ),
       );
       return;
     }
@@ -495,11 +556,15 @@ export class PolicyProxy {
     };
   }
 
-  /** `false` when the event could not be written (the caller then refuses what it was about to forward). */
-  private record(event: AuditEvent): boolean {
+  /**
+   * `false` when the event could not be written (the caller then refuses what it was about to forward).
+   * The event is built only when there is a log to write it to: the hot path without `--audit-log` pays
+   * for neither the timestamp nor the argument digest.
+   */
+  private record(event: () => AuditEvent): boolean {
     if (this.options.audit === null) return true;
     try {
-      this.options.audit.write(event);
+      this.options.audit.write(event());
       return true;
     } catch (error) {
       this.options.log(`E_AUDIT_WRITE ${error instanceof Error ? error.message : String(error)}`);

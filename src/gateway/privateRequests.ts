@@ -9,7 +9,10 @@ import type { JsonObject, JsonRpcId, JsonRpcRequest, JsonRpcResponse } from "./j
 export class PrivateRequests {
   readonly prefix = `toolgate-${randomBytes(6).toString("hex")}-`;
   private next = 1;
-  private readonly pending = new Map<string, { resolve: (r: JsonRpcResponse) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<
+    string,
+    { resolve: (r: JsonRpcResponse) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
 
   constructor(
     private readonly send: (request: JsonRpcRequest) => void,

@@ -87,7 +87,8 @@ export class ToolCatalog {
         throw new Error(`tools/list answered error ${response.error.code}: ${response.error.message}`);
       }
       const result = response.result;
-      if (!isJsonObject(result) || !Array.isArray(result.tools)) throw new Error("tools/list result has no tools array");
+      if (!isJsonObject(result) || !Array.isArray(result.tools))
+        throw new Error("tools/list result has no tools array");
       for (const tool of result.tools) {
         if (!isJsonObject(tool) || typeof tool.name !== "string") {
           this.log("ignoring a malformed entry in the server's tools/list (no string name)");

@@ -36,7 +36,10 @@ export function sdkUnknownToolAnswer(): UnknownToolAnswer {
       return {
         jsonrpc: "2.0",
         id,
-        result: { content: [{ type: "text", text: `MCP error -32602: Tool ${tool} not found` }], isError: true },
+        result: {
+          content: [{ type: "text", text: `MCP error -32602: Tool ${tool} not found` }],
+          isError: true,
+        },
       };
     },
   };

@@ -74,7 +74,8 @@ export class LineFramer {
   }
 
   private emitLine(raw: Buffer): void {
-    const line = raw.length > 0 && raw[raw.length - 1] === CARRIAGE_RETURN ? raw.subarray(0, raw.length - 1) : raw;
+    const line =
+      raw.length > 0 && raw[raw.length - 1] === CARRIAGE_RETURN ? raw.subarray(0, raw.length - 1) : raw;
     // Blank lines carry no message; skipping them is what every stdio peer expects.
     if (line.length === 0) return;
     if (!isUtf8(line)) {

@@ -36,7 +36,11 @@ const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGH
 export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
-  const child = new ChildServer({ command: options.command, args: options.args, graceMs: options.graceMs ?? 2000 });
+  const child = new ChildServer({
+    command: options.command,
+    args: options.args,
+    graceMs: options.graceMs ?? 2000,
+  });
 
   let clientGone = false;
   const peers: ProxyPeers = {
@@ -79,7 +83,9 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
   try {
     return await child.closed;
   } catch (error) {
-    options.log(`cannot start the server '${options.command}': ${error instanceof Error ? error.message : String(error)}`);
+    options.log(
+      `cannot start the server '${options.command}': ${error instanceof Error ? error.message : String(error)}`,
+    );
     return 127;
   } finally {
     for (const signal of FORWARDED_SIGNALS) process.off(signal, forward);

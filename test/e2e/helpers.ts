@@ -11,8 +11,14 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The bundled CLI (`npm run build`); TOOLGATE_E2E_CLI points elsewhere when needed. */
 export const CLI = process.env.TOOLGATE_E2E_CLI ?? join(ROOT, "dist/cli.js");
 export const NODE = process.execPath;
-export const FILESYSTEM_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-export const EVERYTHING_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+export const FILESYSTEM_SERVER = join(
+  ROOT,
+  "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
+);
+export const EVERYTHING_SERVER = join(
+  ROOT,
+  "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+);
 export const FIXTURES = join(ROOT, "test/e2e/fixtures");
 export const EXAMPLE_POLICY = join(ROOT, "examples/policy.yaml");
 
@@ -55,7 +61,12 @@ export async function connect(
   capabilities: ConstructorParameters<typeof Client>[1] = {},
   setup?: (client: Client) => void,
 ): Promise<Connected> {
-  const transport = new StdioClientTransport({ command: spec.command, args: spec.args, stderr: "pipe", cwd: ROOT });
+  const transport = new StdioClientTransport({
+    command: spec.command,
+    args: spec.args,
+    stderr: "pipe",
+    cwd: ROOT,
+  });
   let stderr = "";
   transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
   const client = new Client({ name: "toolgate-e2e", version: "1.0.0" }, capabilities);
@@ -65,7 +76,9 @@ export async function connect(
 }
 
 /** A tool call's outcome, whether the server answered with a result or a JSON-RPC error. */
-export async function outcome(p: Promise<unknown>): Promise<{ result: unknown } | { error: { code: number; message: string } }> {
+export async function outcome(
+  p: Promise<unknown>,
+): Promise<{ result: unknown } | { error: { code: number; message: string } }> {
   try {
     return { result: await p };
   } catch (e) {
@@ -134,7 +147,10 @@ export class RawWrapper {
 
   /** The response with this id (waits for it). */
   response(id: string | number | null, timeoutMs?: number): Promise<Record<string, unknown>> {
-    return this.until(() => this.messages().find((m) => m.id === id && ("result" in m || "error" in m)), timeoutMs);
+    return this.until(
+      () => this.messages().find((m) => m.id === id && ("result" in m || "error" in m)),
+      timeoutMs,
+    );
   }
 
   /** Performs the MCP handshake. */

@@ -9,7 +9,17 @@ import {
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, EVERYTHING_SERVER, NODE, outcome, readAudit, tempDir, wrapCommand, writePolicy, type Connected } from "./helpers.js";
+import {
+  connect,
+  EVERYTHING_SERVER,
+  NODE,
+  outcome,
+  readAudit,
+  tempDir,
+  wrapCommand,
+  writePolicy,
+  type Connected,
+} from "./helpers.js";
 
 const POLICY = `version: "2.0"
 name: everything-e2e
@@ -29,7 +39,9 @@ function clientHandlers(client: Client): void {
     content: { type: "text", text: `sampled: ${JSON.stringify(request.params.messages[0]?.content)}` },
   }));
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "decline" }));
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: "file:///e2e-root", name: "e2e root" }] }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: [{ uri: "file:///e2e-root", name: "e2e root" }],
+  }));
 }
 
 let bare: Connected;
@@ -41,7 +53,11 @@ beforeAll(async () => {
   const policy = writePolicy(dir, POLICY);
   auditLog = join(dir, "audit.jsonl");
   bare = await connect({ command: NODE, args: [EVERYTHING_SERVER] }, CAPABILITIES, clientHandlers);
-  wrapped = await connect(wrapCommand(["--policy", policy, "--audit-log", auditLog], [NODE, EVERYTHING_SERVER]), CAPABILITIES, clientHandlers);
+  wrapped = await connect(
+    wrapCommand(["--policy", policy, "--audit-log", auditLog], [NODE, EVERYTHING_SERVER]),
+    CAPABILITIES,
+    clientHandlers,
+  );
 });
 
 afterAll(async () => {
@@ -112,7 +128,10 @@ describe("wrap + server-everything: everything else passes through", () => {
   it("ping and logging (a request one way, notifications the other)", async () => {
     await wrapped.client.ping();
     const messages: unknown[] = [];
-    wrapped.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params));
+    wrapped.client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (n) => void messages.push(n.params),
+    );
     await wrapped.client.setLoggingLevel("debug");
     await wrapped.client.callTool({ name: "toggle-simulated-logging", arguments: {} });
     const deadline = Date.now() + 5000;
@@ -122,7 +141,10 @@ describe("wrap + server-everything: everything else passes through", () => {
   });
 
   it("server-to-client requests: sampling, elicitation and roots, with the client's answers", async () => {
-    const sampled = await wrapped.client.callTool({ name: "trigger-sampling-request", arguments: { prompt: "hello there" } });
+    const sampled = await wrapped.client.callTool({
+      name: "trigger-sampling-request",
+      arguments: { prompt: "hello there" },
+    });
     expect(JSON.stringify(sampled.content)).toContain("sampled:");
     expect(JSON.stringify(sampled.content)).toContain("hello there");
     const elicited = await wrapped.client.callTool({ name: "trigger-elicitation-request", arguments: {} });
@@ -134,7 +156,10 @@ describe("wrap + server-everything: everything else passes through", () => {
   it("audits calls and lists, not the rest", async () => {
     const events = readAudit(auditLog);
     expect(new Set(events.map((e) => e.event))).toEqual(new Set(["tools/call", "tools/list"]));
-    expect(events.find((e) => e.tool === "get-env")).toMatchObject({ decision: "hidden", code: "E_TOOL_DENIED" });
+    expect(events.find((e) => e.tool === "get-env")).toMatchObject({
+      decision: "hidden",
+      code: "E_TOOL_DENIED",
+    });
     expect(events.find((e) => e.tool === "echo")).toMatchObject({ decision: "allow", code: null });
   });
 });

@@ -48,7 +48,10 @@ beforeAll(async () => {
   auditLog = join(dir, "audit.jsonl");
   bare = await connect({ command: NODE, args: [FILESYSTEM_SERVER, workspace] });
   wrapped = await connect(
-    wrapCommand(["--policy", EXAMPLE_POLICY, "--audit-log", auditLog, "--label", "fs-e2e"], [NODE, FILESYSTEM_SERVER, workspace]),
+    wrapCommand(
+      ["--policy", EXAMPLE_POLICY, "--audit-log", auditLog, "--label", "fs-e2e"],
+      [NODE, FILESYSTEM_SERVER, workspace],
+    ),
   );
 });
 
@@ -66,7 +69,10 @@ describe("wrap + server-filesystem with examples/policy.yaml", () => {
   });
 
   it("lets allowed calls through and returns the server's answer", async () => {
-    const result = await wrapped.client.callTool({ name: "read_text_file", arguments: { path: "notes.txt" } });
+    const result = await wrapped.client.callTool({
+      name: "read_text_file",
+      arguments: { path: "notes.txt" },
+    });
     expect(result.isError).toBeFalsy();
     expect(result.content).toEqual([{ type: "text", text: "hello\nworld\n" }]);
     const listing = await wrapped.client.callTool({ name: "list_directory", arguments: { path: "." } });
@@ -74,20 +80,32 @@ describe("wrap + server-filesystem with examples/policy.yaml", () => {
   });
 
   it("denies arguments the schema refuses, naming the code and the argument", async () => {
-    for (const args of [{ path: "../etc/passwd" }, { path: "/etc/passwd" }, { path: ".ssh/id_rsa" }, { path: "notes.txt", extra: 1 }]) {
+    for (const args of [
+      { path: "../etc/passwd" },
+      { path: "/etc/passwd" },
+      { path: ".ssh/id_rsa" },
+      { path: "notes.txt", extra: 1 },
+    ]) {
       const result = await wrapped.client.callTool({ name: "read_text_file", arguments: args });
       expect(result.isError).toBe(true);
-      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^Blocked by policy: E_ARG_SCHEMA /);
+      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(
+        /^Blocked by policy: E_ARG_SCHEMA /,
+      );
       // These tools declare an outputSchema the deny object does not fit; SDK clients would reject the
       // whole answer, so the structured part is left out and the text carries code and reason.
       expect(result.structuredContent).toBeUndefined();
     }
-    const result = await wrapped.client.callTool({ name: "read_text_file", arguments: { path: "/etc/passwd" } });
+    const result = await wrapped.client.callTool({
+      name: "read_text_file",
+      arguments: { path: "/etc/passwd" },
+    });
     expect((result.content as Array<{ text: string }>)[0]!.text).toContain("/path");
   });
 
   it("never runs a denied write_file: no file appears, and the answer is the server's unknown-tool answer", async () => {
-    const answer = await outcome(wrapped.client.callTool({ name: "write_file", arguments: { path: "evil.txt", content: "pwned" } }));
+    const answer = await outcome(
+      wrapped.client.callTool({ name: "write_file", arguments: { path: "evil.txt", content: "pwned" } }),
+    );
     expect(existsSync(join(workspace, "evil.txt"))).toBe(false);
     expect(answer).toEqual(await bareUnknownAnswer("write_file"));
   });
@@ -97,7 +115,9 @@ describe("wrap + server-filesystem with examples/policy.yaml", () => {
     const bareNonexistent = await outcome(bare.client.callTool({ name: "no_such_tool", arguments: {} }));
     expect(nonexistent).toEqual(bareNonexistent);
     for (const hidden of ["read_media_file", "move_file", "list_directory_with_sizes"]) {
-      const answer = await outcome(wrapped.client.callTool({ name: hidden, arguments: { path: "notes.txt" } }));
+      const answer = await outcome(
+        wrapped.client.callTool({ name: hidden, arguments: { path: "notes.txt" } }),
+      );
       expect(answer).toEqual(await bareUnknownAnswer(hidden));
     }
   });
@@ -106,7 +126,14 @@ describe("wrap + server-filesystem with examples/policy.yaml", () => {
     const events = readAudit(auditLog);
     const calls = events.filter((e) => e.event === "tools/call");
     const byTool = (tool: string) => calls.filter((e) => e.tool === tool);
-    expect(events.every((e) => e.session === "fs-e2e" && typeof e.time === "string" && /^[0-9a-f]{64}$/.test(String(e.policy_digest)))).toBe(true);
+    expect(
+      events.every(
+        (e) =>
+          e.session === "fs-e2e" &&
+          typeof e.time === "string" &&
+          /^[0-9a-f]{64}$/.test(String(e.policy_digest)),
+      ),
+    ).toBe(true);
     expect(byTool("write_file")).toEqual([
       expect.objectContaining({
         decision: "hidden",
@@ -136,19 +163,37 @@ describe("wrap + server-filesystem with denied_tools: explain", () => {
     mkdirSync(ws);
     const policy = writePolicy(
       dir,
-      ["version: '2.0'", "tools:", "  deny: [write_file, edit_file]", "enforcement:", "  denied_tools: explain", "  unconstrained_tools: allow", ""].join("\n"),
+      [
+        "version: '2.0'",
+        "tools:",
+        "  deny: [write_file, edit_file]",
+        "enforcement:",
+        "  denied_tools: explain",
+        "  unconstrained_tools: allow",
+        "",
+      ].join("\n"),
     );
     const session = await connect(wrapCommand(["--policy", policy], [NODE, FILESYSTEM_SERVER, ws]));
     try {
       const names = (await session.client.listTools()).tools.map((t) => t.name);
       expect(names).not.toContain("write_file");
       expect(names).toContain("read_text_file");
-      const result = await session.client.callTool({ name: "write_file", arguments: { path: "evil.txt", content: "x" } });
+      const result = await session.client.callTool({
+        name: "write_file",
+        arguments: { path: "evil.txt", content: "x" },
+      });
       expect(result).toMatchObject({
         isError: true,
-        structuredContent: { status: "deny", error_code: "E_TOOL_DENIED", tool: "write_file", violations: [] },
+        structuredContent: {
+          status: "deny",
+          error_code: "E_TOOL_DENIED",
+          tool: "write_file",
+          violations: [],
+        },
       });
-      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(/^Blocked by policy: E_TOOL_DENIED /);
+      expect((result.content as Array<{ text: string }>)[0]!.text).toMatch(
+        /^Blocked by policy: E_TOOL_DENIED /,
+      );
       expect(existsSync(join(ws, "evil.txt"))).toBe(false);
     } finally {
       await session.close();

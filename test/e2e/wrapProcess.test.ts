@@ -50,12 +50,17 @@ describe("refusing to start", () => {
 
   it("an invalid policy file: exit 2, every diagnostic with file:line:col, the server never started", async () => {
     const dir = tempDir();
-    const policy = writePolicy(dir, 'version: "2.0"\ntools:\n  allow: "read_file"\nlimits:\n  max_tool_calls_total: -1\n');
+    const policy = writePolicy(
+      dir,
+      'version: "2.0"\ntools:\n  allow: "read_file"\nlimits:\n  max_tool_calls_total: -1\n',
+    );
     const w = start(["--policy", policy], [NODE, LIFECYCLE, dir, "normal"]);
     expect((await w.exited).code).toBe(2);
     const errors = w.stderr.split("\n").filter((l) => l.includes(": error "));
     expect(errors.length).toBeGreaterThanOrEqual(2);
-    expect(errors[0]).toMatch(new RegExp(`^${policy.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+:\\d+: error E_`));
+    expect(errors[0]).toMatch(
+      new RegExp(`^${policy.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:\\d+:\\d+: error E_`),
+    );
     expect(existsSync(join(dir, "started"))).toBe(false);
   });
 
@@ -138,11 +143,21 @@ describe("audit failures, dry run, verbose", () => {
   it("denies calls with E_AUDIT_WRITE when the audit log cannot be written", async () => {
     const w = start(["--audit-log", "/dev/full"], [NODE, EVERYTHING_SERVER]);
     await w.initialize();
-    w.sendJson({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "echo", arguments: { message: "x" } } });
+    w.sendJson({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "echo", arguments: { message: "x" } },
+    });
     const answer = await w.response(1);
-    expect(answer.result).toMatchObject({ isError: true, content: [{ type: "text", text: expect.stringMatching(/E_AUDIT_WRITE/) }] });
+    expect(answer.result).toMatchObject({
+      isError: true,
+      content: [{ type: "text", text: expect.stringMatching(/E_AUDIT_WRITE/) }],
+    });
     w.sendJson({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-    expect(await w.response(2)).toMatchObject({ error: { message: expect.stringContaining("E_AUDIT_WRITE") } });
+    expect(await w.response(2)).toMatchObject({
+      error: { message: expect.stringContaining("E_AUDIT_WRITE") },
+    });
     expect(w.stderr).toContain("E_AUDIT_WRITE");
   });
 
@@ -150,8 +165,13 @@ describe("audit failures, dry run, verbose", () => {
     const dir = tempDir();
     const ws = tempDir();
     const audit = join(dir, "audit.jsonl");
-    const policy = writePolicy(dir, 'version: "2.0"\ntools:\n  deny: ["write_file"]\n  allow: ["read_text_file", "write_file"]\n');
-    const session = await connect(wrapCommand(["--policy", policy, "--audit-log", audit, "--dry-run"], [NODE, FILESYSTEM_SERVER, ws]));
+    const policy = writePolicy(
+      dir,
+      'version: "2.0"\ntools:\n  deny: ["write_file"]\n  allow: ["read_text_file", "write_file"]\n',
+    );
+    const session = await connect(
+      wrapCommand(["--policy", policy, "--audit-log", audit, "--dry-run"], [NODE, FILESYSTEM_SERVER, ws]),
+    );
     try {
       expect((await session.client.listTools()).tools).toHaveLength(14);
       await session.client.callTool({ name: "write_file", arguments: { path: "dry.txt", content: "x" } });
@@ -160,8 +180,15 @@ describe("audit failures, dry run, verbose", () => {
       await session.close();
     }
     const events = readAudit(audit);
-    expect(events.find((e) => e.event === "tools/list")).toMatchObject({ decision: "would-filter", shown: 14, hidden: 13 });
-    expect(events.find((e) => e.tool === "write_file")).toMatchObject({ decision: "would-hide", code: "E_TOOL_DENIED" });
+    expect(events.find((e) => e.event === "tools/list")).toMatchObject({
+      decision: "would-filter",
+      shown: 14,
+      hidden: 13,
+    });
+    expect(events.find((e) => e.tool === "write_file")).toMatchObject({
+      decision: "would-hide",
+      code: "E_TOOL_DENIED",
+    });
   });
 
   it("--verbose prints one line per decision", async () => {
@@ -170,7 +197,12 @@ describe("audit failures, dry run, verbose", () => {
     const w = start(["--policy", policy, "--verbose"], [NODE, EVERYTHING_SERVER]);
     await w.initialize();
     w.sendJson({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get-env", arguments: {} } });
-    w.sendJson({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "echo", arguments: { message: "v" } } });
+    w.sendJson({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "echo", arguments: { message: "v" } },
+    });
     await w.response(2);
     await w.until(() => w.stderr.includes("tools/call echo"));
     expect(w.stderr).toMatch(/toolgate: tools\/call get-env: hidden E_TOOL_DENIED/);

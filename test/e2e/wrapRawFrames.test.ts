@@ -19,7 +19,12 @@ async function everything(extra: string[] = []): Promise<RawWrapper> {
 
 /** An echo call; if it reached the server, the answer would be `Echo: <message>` under this id. */
 const echo = (id: number, message: string): string =>
-  JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "echo", arguments: { message } } });
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "echo", arguments: { message } },
+  });
 
 /** Proves the proxy still serves: a valid call right after gets its real answer. */
 async function stillServes(w: RawWrapper, id: number): Promise<void> {
@@ -29,7 +34,13 @@ async function stillServes(w: RawWrapper, id: number): Promise<void> {
 }
 
 /** Sends a frame, expects exactly one error answer with id null, and that the call id never got answered. */
-async function expectRefused(w: RawWrapper, frame: string | Buffer, code: number, text: RegExp, forbiddenId: number): Promise<void> {
+async function expectRefused(
+  w: RawWrapper,
+  frame: string | Buffer,
+  code: number,
+  text: RegExp,
+  forbiddenId: number,
+): Promise<void> {
   const before = w.messages().filter((m) => m.id === null).length;
   w.send(frame);
   await w.until(() => w.messages().filter((m) => m.id === null).length > before);
@@ -54,7 +65,13 @@ describe("hostile client frames", () => {
 
   it("duplicate keys at the top, in params and deep in arguments → -32600 naming the key", async () => {
     const w = await everything();
-    await expectRefused(w, `{"jsonrpc":"2.0","id":14,"id":15,"method":"ping"}\n`, -32600, /duplicate.*"id"/, 14);
+    await expectRefused(
+      w,
+      `{"jsonrpc":"2.0","id":14,"id":15,"method":"ping"}\n`,
+      -32600,
+      /duplicate.*"id"/,
+      14,
+    );
     expect(w.messages().some((m) => m.id === 15)).toBe(false);
     await expectRefused(
       w,
@@ -89,12 +106,18 @@ describe("hostile client frames", () => {
     await expectRefused(w, big + "\n", -32600, /longer than 4194304 bytes/, 20);
     const fits = echo(21, "w".repeat(1024 * 1024));
     w.send(fits + "\n");
-    expect((await w.response(21)).result).toEqual({ content: [{ type: "text", text: `Echo: ${"w".repeat(1024 * 1024)}` }] });
+    expect((await w.response(21)).result).toEqual({
+      content: [{ type: "text", text: `Echo: ${"w".repeat(1024 * 1024)}` }],
+    });
   });
 
   it("bytes that are not UTF-8 → -32700", async () => {
     const w = await everything();
-    const frame = Buffer.concat([Buffer.from(echo(22, "a").slice(0, -10)), Buffer.from([0xff, 0xfe]), Buffer.from('"}}}\n')]);
+    const frame = Buffer.concat([
+      Buffer.from(echo(22, "a").slice(0, -10)),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}}}\n'),
+    ]);
     await expectRefused(w, frame, -32700, /UTF-8/, 22);
   });
 
@@ -102,29 +125,49 @@ describe("hostile client frames", () => {
     const w = await everything();
     await expectRefused(w, `{"jsonrpc":"1.0","id":23,"method":"ping"}\n`, -32600, /jsonrpc/, 23);
     await expectRefused(w, `"tools/call"\n`, -32600, /JSON object/, 24);
-    await expectRefused(w, `{"jsonrpc":"2.0","id":25,"method":"tools/call","params":[1]}\n`, -32600, /params/, 25);
+    await expectRefused(
+      w,
+      `{"jsonrpc":"2.0","id":25,"method":"tools/call","params":[1]}\n`,
+      -32600,
+      /params/,
+      25,
+    );
   });
 
   it("forwards the checked object re-serialized, not the original bytes", async () => {
     wrapper = new RawWrapper(wrapCommand([], [NODE, join(FIXTURES, "hostileServer.mjs")]));
     const w = wrapper;
     await w.initialize();
-    w.send(`  {  "jsonrpc" : "2.0", "id": 26, "method": "tools/call", "params": {"name": "r\\u0061w", "arguments": {"k": 1E2}}}  \r\n`);
+    w.send(
+      `  {  "jsonrpc" : "2.0", "id": 26, "method": "tools/call", "params": {"name": "r\\u0061w", "arguments": {"k": 1E2}}}  \r\n`,
+    );
     const seen = ((await w.response(26)).result as { content: Array<{ text: string }> }).content[0]!.text;
-    expect(seen).toBe('{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":"raw","arguments":{"k":100}}}');
+    expect(seen).toBe(
+      '{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":"raw","arguments":{"k":100}}}',
+    );
   });
 });
 
 describe("hostile server frames", () => {
   it("drops every malformed frame, reports each on stderr, and passes only the clean answer", async () => {
-    wrapper = new RawWrapper(wrapCommand(["--max-frame-bytes", "4096"], [NODE, join(FIXTURES, "hostileServer.mjs")]));
+    wrapper = new RawWrapper(
+      wrapCommand(["--max-frame-bytes", "4096"], [NODE, join(FIXTURES, "hostileServer.mjs")]),
+    );
     const w = wrapper;
     await w.initialize();
     w.sendJson({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "emit", arguments: {} } });
     const answer = await w.response(5);
     expect(answer).toEqual({ jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "clean" }] } });
     await w.until(() => (w.stderr.match(/dropped a server frame/g) ?? []).length >= 7);
-    for (const problem of ["invalid-json", "duplicate-key", "batch", "too-deep", "oversize", "invalid-utf8", "not-json-rpc"]) {
+    for (const problem of [
+      "invalid-json",
+      "duplicate-key",
+      "batch",
+      "too-deep",
+      "oversize",
+      "invalid-utf8",
+      "not-json-rpc",
+    ]) {
       expect(w.stderr).toContain(`dropped a server frame (${problem})`);
     }
     expect(w.messages().filter((m) => m.id === 5)).toHaveLength(1);
@@ -140,13 +183,29 @@ describe("cancellation through the proxy", () => {
       jsonrpc: "2.0",
       id,
       method: "tools/call",
-      params: { name: "trigger-long-running-operation", arguments: { duration: 0.6, steps: 3 }, _meta: { progressToken: `p${id}` } },
+      params: {
+        name: "trigger-long-running-operation",
+        arguments: { duration: 0.6, steps: 3 },
+        _meta: { progressToken: `p${id}` },
+      },
     });
     w.sendJson(call(30));
     w.sendJson(call(31));
     // Progress for both arrives through the proxy; then cancel one.
-    await w.until(() => w.messages().some((m) => m.method === "notifications/progress" && (m.params as { progressToken: string }).progressToken === "p30"));
-    w.sendJson({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 30, reason: "e2e" } });
+    await w.until(() =>
+      w
+        .messages()
+        .some(
+          (m) =>
+            m.method === "notifications/progress" &&
+            (m.params as { progressToken: string }).progressToken === "p30",
+        ),
+    );
+    w.sendJson({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 30, reason: "e2e" },
+    });
     await w.response(31);
     await new Promise((r) => setTimeout(r, 300));
     expect(w.messages().some((m) => m.id === 30)).toBe(false);

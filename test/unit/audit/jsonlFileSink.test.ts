@@ -29,12 +29,17 @@ describe("JsonlFileSink", () => {
     sink.write(event("a"));
     sink.write(event("b"));
     sink.close();
-    const lines = readFileSync(path, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as { tool?: string });
+    const lines = readFileSync(path, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { tool?: string });
     expect(lines.map((l) => l.tool)).toEqual([undefined, "a", "b"]);
   });
 
   it("throws E_AUDIT_OPEN for a file it cannot open and E_AUDIT_WRITE after close", () => {
-    expect(() => new JsonlFileSink("/nonexistent-dir/x/audit.jsonl")).toThrow(expect.objectContaining({ code: "E_AUDIT_OPEN" }));
+    expect(() => new JsonlFileSink("/nonexistent-dir/x/audit.jsonl")).toThrow(
+      expect.objectContaining({ code: "E_AUDIT_OPEN" }),
+    );
     const sink = new JsonlFileSink(join(mkdtempSync(join(tmpdir(), "tg-audit-")), "a.jsonl"));
     sink.close();
     expect(() => sink.write(event("a"))).toThrow(expect.objectContaining({ code: "E_AUDIT_WRITE" }));
@@ -58,7 +63,9 @@ describe("argumentsDigest", () => {
 
   it("hashes the canonical text exactly", () => {
     // sha256('{"a":1}')
-    expect(argumentsDigest({ a: 1 })).toBe("015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862");
+    expect(argumentsDigest({ a: 1 })).toBe(
+      "015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862",
+    );
   });
 
   it("is null when the call had no arguments", () => {

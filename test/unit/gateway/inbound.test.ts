@@ -23,9 +23,15 @@ describe("classifyMessage", () => {
     { value: { id: 1, method: "ping" }, why: '"jsonrpc" member must be "2.0"' },
     { value: { jsonrpc: "1.0", id: 1, method: "ping" }, why: '"jsonrpc" member must be "2.0"' },
     { value: { jsonrpc: "2.0", id: 1, method: 5 }, why: '"method" member must be a string' },
-    { value: { jsonrpc: "2.0", id: null, method: "ping" }, why: "request \"id\" must be a string or an integer" },
-    { value: { jsonrpc: "2.0", id: 1.5, method: "ping" }, why: "request \"id\" must be a string or an integer" },
-    { value: { jsonrpc: "2.0", id: {}, method: "ping" }, why: "request \"id\" must be a string or an integer" },
+    {
+      value: { jsonrpc: "2.0", id: null, method: "ping" },
+      why: 'request "id" must be a string or an integer',
+    },
+    {
+      value: { jsonrpc: "2.0", id: 1.5, method: "ping" },
+      why: 'request "id" must be a string or an integer',
+    },
+    { value: { jsonrpc: "2.0", id: {}, method: "ping" }, why: 'request "id" must be a string or an integer' },
     { value: { jsonrpc: "2.0", id: 1, method: "x", params: [1] }, why: '"params" member must be an object' },
     { value: { jsonrpc: "2.0", id: 1, method: "x", params: null }, why: '"params" member must be an object' },
     { value: { jsonrpc: "2.0", id: 1, method: "x", result: {} }, why: "both" },
@@ -33,8 +39,8 @@ describe("classifyMessage", () => {
     { value: { jsonrpc: "2.0", id: 1, result: {}, error: { code: 1, message: "m" } }, why: "exactly one of" },
     { value: { jsonrpc: "2.0", result: {} }, why: 'response needs an "id"' },
     { value: { jsonrpc: "2.0", id: null, result: {} }, why: 'response "id" must be' },
-    { value: { jsonrpc: "2.0", id: 1, error: { code: "x", message: "m" } }, why: "integer \"code\"" },
-    { value: { jsonrpc: "2.0", id: 1, error: "boom" }, why: "integer \"code\"" },
+    { value: { jsonrpc: "2.0", id: 1, error: { code: "x", message: "m" } }, why: 'integer "code"' },
+    { value: { jsonrpc: "2.0", id: 1, error: "boom" }, why: 'integer "code"' },
   ])("rejects $value", ({ value, why }) => {
     const result = classifyMessage(value);
     expect(result.kind).toBe("invalid");
@@ -53,7 +59,11 @@ describe("readFrame", () => {
       code: -32600,
       problem: "duplicate-key",
     },
-    { text: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${"[".repeat(64)}${"]".repeat(64)}}}`, code: -32600, problem: "too-deep" },
+    {
+      text: `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${"[".repeat(64)}${"]".repeat(64)}}}`,
+      code: -32600,
+      problem: "too-deep",
+    },
     { text: "42", code: -32600, problem: "not-json-rpc" },
     { text: '{"jsonrpc":"2.0","id":1}', code: -32600, problem: "not-json-rpc" },
   ])("rejects $problem: $text", ({ text, code, problem }) => {
@@ -64,7 +74,9 @@ describe("readFrame", () => {
   it("names the problem in the message", () => {
     const dup = frame('{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":1,"a":2}}');
     expect(dup.ok === false && dup.message).toMatch(/duplicate.*"a"/);
-    const deep = frame(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${"[".repeat(70)}${"]".repeat(70)}}}`);
+    const deep = frame(
+      `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":${"[".repeat(70)}${"]".repeat(70)}}}`,
+    );
     expect(deep.ok === false && deep.message).toMatch(/deeper than 64/);
   });
 
@@ -75,8 +87,16 @@ describe("readFrame", () => {
   });
 
   it("rejects oversize and non-UTF-8 markers", () => {
-    expect(readFrame({ kind: "oversize", limitBytes: 10 })).toMatchObject({ ok: false, code: -32600, problem: "oversize" });
-    expect(readFrame({ kind: "invalid-utf8" })).toMatchObject({ ok: false, code: -32700, problem: "invalid-utf8" });
+    expect(readFrame({ kind: "oversize", limitBytes: 10 })).toMatchObject({
+      ok: false,
+      code: -32600,
+      problem: "oversize",
+    });
+    expect(readFrame({ kind: "invalid-utf8" })).toMatchObject({
+      ok: false,
+      code: -32700,
+      problem: "invalid-utf8",
+    });
   });
 
   it("returns the parsed message for a valid frame", () => {

@@ -16,7 +16,9 @@ interface GateSpec {
   obligation?: Decision["obligations"][number];
 }
 
-function testGate(spec: GateSpec = {}): ToolGate & { calls: Array<{ tool: string; args: unknown; counters: SessionCounters }> } {
+function testGate(
+  spec: GateSpec = {},
+): ToolGate & { calls: Array<{ tool: string; args: unknown; counters: SessionCounters }> } {
   const calls: Array<{ tool: string; args: unknown; counters: SessionCounters }> = [];
   return {
     calls,
@@ -58,7 +60,8 @@ function testGate(spec: GateSpec = {}): ToolGate & { calls: Array<{ tool: string
         obligations: spec.obligation === undefined ? [] : [spec.obligation],
       };
     },
-    requestLimitReached: (counters) => spec.requestLimit !== undefined && counters.requests >= spec.requestLimit,
+    requestLimitReached: (counters) =>
+      spec.requestLimit !== undefined && counters.requests >= spec.requestLimit,
   };
 }
 
@@ -72,7 +75,11 @@ interface ServerSpec {
 }
 
 /** An in-memory MCP server speaking to the proxy through frames, answering on a later tick. */
-function harness(gateSpec: GateSpec = {}, serverSpec: ServerSpec = {}, options: Partial<PolicyProxyOptions> = {}) {
+function harness(
+  gateSpec: GateSpec = {},
+  serverSpec: ServerSpec = {},
+  options: Partial<PolicyProxyOptions> = {},
+) {
   const pages = serverSpec.tools ?? [
     [
       { name: "read_file", inputSchema: { type: "object" } },
@@ -86,15 +93,20 @@ function harness(gateSpec: GateSpec = {}, serverSpec: ServerSpec = {}, options: 
   const logs: string[] = [];
   const executed: string[] = [];
   const audit: AuditSink = { write: (e) => void events.push(e), close: () => {} };
-  let proxy: PolicyProxy;
   const answer = (m: JsonRpcMessage): JsonRpcMessage | undefined => {
     const request = m as JsonRpcRequest;
     if (!("id" in m) || typeof request.method !== "string") return undefined;
     if (serverSpec.silent?.includes(request.method)) return undefined;
-    const reply = (body: object): JsonRpcMessage => ({ jsonrpc: "2.0", id: request.id, ...body }) as JsonRpcMessage;
+    const reply = (body: object): JsonRpcMessage =>
+      ({ jsonrpc: "2.0", id: request.id, ...body }) as JsonRpcMessage;
     switch (request.method) {
       case "initialize":
-        return reply({ result: { protocolVersion: "2025-06-18", capabilities: serverSpec.capabilities ?? { tools: { listChanged: true } } } });
+        return reply({
+          result: {
+            protocolVersion: "2025-06-18",
+            capabilities: serverSpec.capabilities ?? { tools: { listChanged: true } },
+          },
+        });
       case "tools/list": {
         const cursor = request.params?.cursor;
         const index = typeof cursor === "string" ? Number(cursor) : 0;
@@ -107,14 +119,15 @@ function harness(gateSpec: GateSpec = {}, serverSpec: ServerSpec = {}, options: 
           executed.push(name);
           return reply({ result: { content: [{ type: "text", text: `ran ${name}` }] } });
         }
-        const unknown = serverSpec.unknown ?? ((n: string) => ({ error: { code: -32602, message: `Unknown tool: ${n}` } }));
+        const unknown =
+          serverSpec.unknown ?? ((n: string) => ({ error: { code: -32602, message: `Unknown tool: ${n}` } }));
         return reply(unknown(name));
       }
       default:
         return reply({ result: {} });
     }
   };
-  proxy = new PolicyProxy(
+  const proxy: PolicyProxy = new PolicyProxy(
     { gate, audit, session: "s1", log: (l) => logs.push(l), privateRequestTimeoutMs: 200, ...options },
     {
       toClient: (m) => toClient.push(m),
@@ -123,30 +136,58 @@ function harness(gateSpec: GateSpec = {}, serverSpec: ServerSpec = {}, options: 
         const sent = JSON.parse(JSON.stringify(m)) as JsonRpcMessage;
         toServer.push(sent);
         const reply = answer(sent);
-        if (reply !== undefined) setImmediate(() => proxy.fromServer({ kind: "text", text: JSON.stringify(reply) }));
+        if (reply !== undefined)
+          setImmediate(() => proxy.fromServer({ kind: "text", text: JSON.stringify(reply) }));
       },
     },
   );
-  const client = (m: object | string) => proxy.fromClient({ kind: "text", text: typeof m === "string" ? m : JSON.stringify(m) });
-  const server = (m: object | string) => proxy.fromServer({ kind: "text", text: typeof m === "string" ? m : JSON.stringify(m) });
+  const client = (m: object | string) =>
+    proxy.fromClient({ kind: "text", text: typeof m === "string" ? m : JSON.stringify(m) });
+  const server = (m: object | string) =>
+    proxy.fromServer({ kind: "text", text: typeof m === "string" ? m : JSON.stringify(m) });
   const settle = async () => {
     for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
     await proxy.idle();
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   };
   const handshake = async () => {
-    client({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } });
+    client({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
     await settle();
     client({ jsonrpc: "2.0", method: "notifications/initialized" });
     await settle();
   };
-  const answerTo = (id: string | number) => toClient.find((m) => "id" in m && (m as JsonRpcResponse).id === id) as JsonRpcResponse | undefined;
+  const answerTo = (id: string | number) =>
+    toClient.find((m) => "id" in m && (m as JsonRpcResponse).id === id) as JsonRpcResponse | undefined;
   const call = async (id: number, name: string, args?: unknown) => {
-    client({ jsonrpc: "2.0", id, method: "tools/call", params: args === undefined ? { name } : { name, arguments: args } });
+    client({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: args === undefined ? { name } : { name, arguments: args },
+    });
     await settle();
     return answerTo(id);
   };
-  return { proxy, gate, toClient, toServer, events, logs, executed, client, server, settle, handshake, answerTo, call };
+  return {
+    proxy,
+    gate,
+    toClient,
+    toServer,
+    events,
+    logs,
+    executed,
+    client,
+    server,
+    settle,
+    handshake,
+    answerTo,
+    call,
+  };
 }
 
 describe("PolicyProxy: tools/list", () => {
@@ -165,13 +206,27 @@ describe("PolicyProxy: tools/list", () => {
         shown: 1,
         hidden: 1,
         request_id: 1,
-        hidden_tools: [{ tool: "write_file", code: "E_TOOL_DENIED", rule: { layer: "policy", kind: "tools.deny", value: "write_file" } }],
+        hidden_tools: [
+          {
+            tool: "write_file",
+            code: "E_TOOL_DENIED",
+            rule: { layer: "policy", kind: "tools.deny", value: "write_file" },
+          },
+        ],
       }),
     ]);
   });
 
   it("filters each page and leaves cursors untouched", async () => {
-    const h = harness({ hidden: ["b", "c"] }, { tools: [[{ name: "a" }, { name: "b" }], [{ name: "c" }, { name: "d" }]] });
+    const h = harness(
+      { hidden: ["b", "c"] },
+      {
+        tools: [
+          [{ name: "a" }, { name: "b" }],
+          [{ name: "c" }, { name: "d" }],
+        ],
+      },
+    );
     await h.handshake();
     h.client({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     await h.settle();
@@ -194,15 +249,32 @@ describe("PolicyProxy: tools/list", () => {
     h.client({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     await h.settle();
     expect((h.answerTo(1)!.result as { tools: unknown[] }).tools).toHaveLength(2);
-    expect(h.events.find((e) => e.event === "tools/list")).toMatchObject({ decision: "would-filter", shown: 2, hidden: 1 });
+    expect(h.events.find((e) => e.event === "tools/list")).toMatchObject({
+      decision: "would-filter",
+      shown: 2,
+      hidden: 1,
+    });
   });
 
   it("answers with an error, not a list, when the list event cannot be recorded", async () => {
-    const h = harness({}, {}, { audit: { write: () => { throw new Error("disk full"); }, close: () => {} } });
+    const h = harness(
+      {},
+      {},
+      {
+        audit: {
+          write: () => {
+            throw new Error("disk full");
+          },
+          close: () => {},
+        },
+      },
+    );
     await h.handshake();
     h.client({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     await h.settle();
-    expect(h.answerTo(1)).toMatchObject({ error: { code: -32603, message: expect.stringContaining("E_AUDIT_WRITE") } });
+    expect(h.answerTo(1)).toMatchObject({
+      error: { code: -32603, message: expect.stringContaining("E_AUDIT_WRITE") },
+    });
   });
 });
 
@@ -211,8 +283,17 @@ describe("PolicyProxy: tools/call", () => {
     const h = harness();
     await h.handshake();
     const answer = await h.call(5, "read_file", { path: "/w/a", n: 1 });
-    expect(answer).toEqual({ jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "ran read_file" }] } });
-    expect(h.toServer).toContainEqual({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "read_file", arguments: { path: "/w/a", n: 1 } } });
+    expect(answer).toEqual({
+      jsonrpc: "2.0",
+      id: 5,
+      result: { content: [{ type: "text", text: "ran read_file" }] },
+    });
+    expect(h.toServer).toContainEqual({
+      jsonrpc: "2.0",
+      id: 5,
+      method: "tools/call",
+      params: { name: "read_file", arguments: { path: "/w/a", n: 1 } },
+    });
     const event = h.events.find((e) => e.event === "tools/call");
     expect(event).toMatchObject({
       tool: "read_file",
@@ -258,10 +339,16 @@ describe("PolicyProxy: tools/call", () => {
   });
 
   it("omits structuredContent on a deny for a tool that declares an outputSchema", async () => {
-    const h = harness({ denied: ["t"] }, { tools: [[{ name: "t", outputSchema: { type: "object" } } as ToolDefinition]] });
+    const h = harness(
+      { denied: ["t"] },
+      { tools: [[{ name: "t", outputSchema: { type: "object" } } as ToolDefinition]] },
+    );
     await h.handshake();
     const answer = await h.call(5, "t", {});
-    expect(answer!.result).toEqual({ isError: true, content: [{ type: "text", text: "Blocked by policy: E_ARG_SCHEMA /path must match pattern" }] });
+    expect(answer!.result).toEqual({
+      isError: true,
+      content: [{ type: "text", text: "Blocked by policy: E_ARG_SCHEMA /path must match pattern" }],
+    });
   });
 
   it("answers hidden and nonexistent tools with the server's own unknown-tool answer, never forwarding", async () => {
@@ -269,8 +356,16 @@ describe("PolicyProxy: tools/call", () => {
     await h.handshake();
     const hidden = await h.call(5, "write_file", { path: "x" });
     const absent = await h.call(6, "no_such_tool", { path: "x" });
-    expect(hidden).toEqual({ jsonrpc: "2.0", id: 5, error: { code: -32602, message: "Unknown tool: write_file" } });
-    expect(absent).toEqual({ jsonrpc: "2.0", id: 6, error: { code: -32602, message: "Unknown tool: no_such_tool" } });
+    expect(hidden).toEqual({
+      jsonrpc: "2.0",
+      id: 5,
+      error: { code: -32602, message: "Unknown tool: write_file" },
+    });
+    expect(absent).toEqual({
+      jsonrpc: "2.0",
+      id: 6,
+      error: { code: -32602, message: "Unknown tool: no_such_tool" },
+    });
     expect(h.executed).toEqual([]);
     const forwardedCalls = h.toServer.filter((m) => (m as JsonRpcRequest).method === "tools/call");
     // Only the probe reached the server.
@@ -283,7 +378,9 @@ describe("PolicyProxy: tools/call", () => {
   });
 
   it("learns an answer given as a result (the SDK style) just as well", async () => {
-    const sdkStyle = (n: string) => ({ result: { content: [{ type: "text", text: `MCP error -32602: Tool ${n} not found` }], isError: true } });
+    const sdkStyle = (n: string) => ({
+      result: { content: [{ type: "text", text: `MCP error -32602: Tool ${n} not found` }], isError: true },
+    });
     const h = harness({ hidden: ["write_file"] }, { unknown: sdkStyle });
     await h.handshake();
     const hidden = await h.call(5, "write_file");
@@ -299,7 +396,10 @@ describe("PolicyProxy: tools/call", () => {
     expect(h.answerTo(5)).toEqual({
       jsonrpc: "2.0",
       id: 5,
-      result: { content: [{ type: "text", text: "MCP error -32602: Tool write_file not found" }], isError: true },
+      result: {
+        content: [{ type: "text", text: "MCP error -32602: Tool write_file not found" }],
+        isError: true,
+      },
     });
     expect(h.logs.join("\n")).toContain("using the MCP SDK's answer");
   });
@@ -320,7 +420,10 @@ describe("PolicyProxy: tools/call", () => {
     const h = harness({ obligation: { kind: "approval_required", rule } });
     await h.handshake();
     const answer = await h.call(5, "read_file", {});
-    expect(answer!.result).toMatchObject({ isError: true, structuredContent: { error_code: "E_APPROVAL_REQUIRED" } });
+    expect(answer!.result).toMatchObject({
+      isError: true,
+      structuredContent: { error_code: "E_APPROVAL_REQUIRED" },
+    });
     expect(h.executed).toEqual([]);
   });
 
@@ -330,14 +433,30 @@ describe("PolicyProxy: tools/call", () => {
     await h.call(5, "read_file", {});
     await h.call(6, "write_file", {});
     expect(h.executed).toEqual(["read_file", "write_file"]);
-    expect(h.events.filter((e) => e.event === "tools/call").map((e) => (e as { decision: string }).decision)).toEqual(["would-deny", "would-hide"]);
+    expect(
+      h.events.filter((e) => e.event === "tools/call").map((e) => (e as { decision: string }).decision),
+    ).toEqual(["would-deny", "would-hide"]);
   });
 
   it("denies with E_AUDIT_WRITE instead of forwarding an unrecorded call", async () => {
-    const h = harness({}, {}, { audit: { write: () => { throw new Error("EIO"); }, close: () => {} } });
+    const h = harness(
+      {},
+      {},
+      {
+        audit: {
+          write: () => {
+            throw new Error("EIO");
+          },
+          close: () => {},
+        },
+      },
+    );
     await h.handshake();
     const answer = await h.call(5, "read_file", {});
-    expect(answer!.result).toMatchObject({ isError: true, structuredContent: { error_code: "E_AUDIT_WRITE" } });
+    expect(answer!.result).toMatchObject({
+      isError: true,
+      structuredContent: { error_code: "E_AUDIT_WRITE" },
+    });
     expect(h.executed).toEqual([]);
     expect(h.logs.join("\n")).toContain("E_AUDIT_WRITE");
   });
@@ -392,7 +511,9 @@ describe("PolicyProxy: tools/call", () => {
     h.client({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "read_file", arguments: {} } });
     h.client({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 5 } });
     await h.settle();
-    const order = h.toServer.filter((m) => (m as JsonRpcRequest).id === 5 || (m as JsonRpcRequest).method === "notifications/cancelled");
+    const order = h.toServer.filter(
+      (m) => (m as JsonRpcRequest).id === 5 || (m as JsonRpcRequest).method === "notifications/cancelled",
+    );
     expect(order.map((m) => (m as JsonRpcRequest).method)).toEqual(["tools/call", "notifications/cancelled"]);
   });
 
@@ -402,7 +523,10 @@ describe("PolicyProxy: tools/call", () => {
     h.client({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "read_file", arguments: {} } });
     await new Promise((r) => setTimeout(r, 300));
     await h.settle();
-    expect(h.answerTo(5)!.result).toMatchObject({ isError: true, structuredContent: { error_code: "E_CATALOG_UNAVAILABLE" } });
+    expect(h.answerTo(5)!.result).toMatchObject({
+      isError: true,
+      structuredContent: { error_code: "E_CATALOG_UNAVAILABLE" },
+    });
     expect(h.executed).toEqual([]);
   });
 
@@ -433,8 +557,16 @@ describe("PolicyProxy: everything else", () => {
     ];
     for (const m of fromServer) h.server(m);
     for (const m of fromServer) expect(h.toClient).toContainEqual(m);
-    h.client({ jsonrpc: "2.0", id: "s1", result: { role: "assistant", content: { type: "text", text: "hi" } } });
-    expect(h.toServer.at(-1)).toEqual({ jsonrpc: "2.0", id: "s1", result: { role: "assistant", content: { type: "text", text: "hi" } } });
+    h.client({
+      jsonrpc: "2.0",
+      id: "s1",
+      result: { role: "assistant", content: { type: "text", text: "hi" } },
+    });
+    expect(h.toServer.at(-1)).toEqual({
+      jsonrpc: "2.0",
+      id: "s1",
+      result: { role: "assistant", content: { type: "text", text: "hi" } },
+    });
   });
 
   it("refuses requests over max_requests_total with E_RATE_LIMIT, but never initialize or ping", async () => {
@@ -445,9 +577,18 @@ describe("PolicyProxy: everything else", () => {
     h.client({ jsonrpc: "2.0", id: 3, method: "ping" });
     await h.settle();
     expect(h.answerTo(1)).toMatchObject({ result: {} });
-    expect(h.answerTo(2)).toMatchObject({ error: { code: -32000, message: expect.stringContaining("E_RATE_LIMIT") } });
+    expect(h.answerTo(2)).toMatchObject({
+      error: { code: -32000, message: expect.stringContaining("E_RATE_LIMIT") },
+    });
     expect(h.answerTo(3)).toMatchObject({ result: {} });
-    expect(h.events).toContainEqual(expect.objectContaining({ event: "request", method: "resources/list", decision: "deny", code: "E_RATE_LIMIT" }));
+    expect(h.events).toContainEqual(
+      expect.objectContaining({
+        event: "request",
+        method: "resources/list",
+        decision: "deny",
+        code: "E_RATE_LIMIT",
+      }),
+    );
   });
 
   it("answers hostile client frames with errors (id null) and keeps serving", async () => {
@@ -456,14 +597,18 @@ describe("PolicyProxy: everything else", () => {
     const before = h.toServer.length;
     h.client("{not json");
     h.client('[{"jsonrpc":"2.0","id":1,"method":"ping"}]');
-    h.client('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","name":"write_file"}}');
+    h.client(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_file","name":"write_file"}}',
+    );
     h.client(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":${"[".repeat(80)}${"]".repeat(80)}}}`);
     h.proxy.fromClient({ kind: "oversize", limitBytes: 100 });
     h.client('{"jsonrpc":"2.0","id":1}');
     h.client('"just a string"');
     await h.settle();
     expect(h.toServer.length).toBe(before);
-    expect(h.toClient.slice(-7).map((m) => [(m as JsonRpcResponse).id, (m as JsonRpcResponse).error?.code])).toEqual([
+    expect(
+      h.toClient.slice(-7).map((m) => [(m as JsonRpcResponse).id, (m as JsonRpcResponse).error?.code]),
+    ).toEqual([
       [null, -32700],
       [null, -32600],
       [null, -32600],
@@ -505,9 +650,15 @@ describe("PolicyProxy: everything else", () => {
 
 describe("PolicyProxy: structured deny and output schemas", () => {
   it("keeps structuredContent when explaining a hidden tool, even one with an outputSchema", async () => {
-    const h = harness({ hidden: ["t"], explain: true }, { tools: [[{ name: "t", outputSchema: { type: "object" } } as ToolDefinition]] });
+    const h = harness(
+      { hidden: ["t"], explain: true },
+      { tools: [[{ name: "t", outputSchema: { type: "object" } } as ToolDefinition]] },
+    );
     await h.handshake();
     const answer = await h.call(5, "t", {});
-    expect(answer!.result).toMatchObject({ isError: true, structuredContent: { status: "deny", error_code: "E_TOOL_DENIED" } });
+    expect(answer!.result).toMatchObject({
+      isError: true,
+      structuredContent: { status: "deny", error_code: "E_TOOL_DENIED" },
+    });
   });
 });

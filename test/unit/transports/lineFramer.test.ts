@@ -60,7 +60,10 @@ describe("LineFramer", () => {
   });
 
   it("marks a line that is not UTF-8 and goes on", () => {
-    expect(framesOf([Buffer.from([0x7b, 0xff, 0x7d, 0x0a]), "ok\n"])).toEqual([{ kind: "invalid-utf8" }, text("ok")]);
+    expect(framesOf([Buffer.from([0x7b, 0xff, 0x7d, 0x0a]), "ok\n"])).toEqual([
+      { kind: "invalid-utf8" },
+      text("ok"),
+    ]);
   });
 
   it("delivers a last line without newline when the stream ends", () => {
