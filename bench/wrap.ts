@@ -3,7 +3,7 @@
 // policy; and with an audit log), interleaved round by round so drift on a shared machine hits all
 // alike; then start-up time from spawn to the `initialize` answer.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,6 +19,18 @@ const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 200);
 const WARMUP_CALLS = 500;
 const STARTUP_RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
 
+/**
+ * A Node process that only copies bytes both ways: the floor any stdio proxy written in Node pays for the
+ * extra process hop (two more pipe writes, reads and wake-ups per call), before doing any work.
+ */
+const NULL_PROXY = `
+const { spawn } = require("node:child_process");
+const child = spawn(process.argv[1], process.argv.slice(2), { stdio: ["pipe", "pipe", "inherit"] });
+process.stdin.pipe(child.stdin);
+child.stdout.pipe(process.stdout);
+child.on("close", (code) => process.exit(code ?? 1));
+`;
+
 const ALLOW_ALL = `version: "2.0"
 name: bench-allow-all
 tools:
@@ -31,7 +43,21 @@ interface Variant {
   name: string;
   command: string[];
   client?: Client;
+  pid?: number;
+  cpuMsBefore?: number | null;
   samplesNs: number[];
+}
+
+/** CPU time (user + system) a process has used, in ms; `null` where /proc is not available. */
+function cpuMs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    const ticksPerSecond = 100;
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+  } catch {
+    return null;
+  }
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -45,12 +71,16 @@ function median(values: readonly number[]): number {
   );
 }
 
-async function connect(command: string[]): Promise<Client> {
+async function connect(variant: Variant): Promise<void> {
   const client = new Client({ name: "toolgate-bench", version: "1.0.0" });
-  await client.connect(
-    new StdioClientTransport({ command: command[0]!, args: command.slice(1), stderr: "ignore" }),
-  );
-  return client;
+  const transport = new StdioClientTransport({
+    command: variant.command[0]!,
+    args: variant.command.slice(1),
+    stderr: "ignore",
+  });
+  await client.connect(transport);
+  variant.client = client;
+  variant.pid = transport.pid ?? undefined;
 }
 
 async function callEcho(client: Client, i: number): Promise<void> {
@@ -109,6 +139,7 @@ async function main(): Promise<void> {
   writeFileSync(policy, ALLOW_ALL);
   const node = process.execPath;
   const direct = [node, server];
+  const nullProxy = [node, "-e", NULL_PROXY, node, server];
   const wrapped = [node, cli, "wrap", "--policy", policy, "--", node, server];
   const audited = [
     node,
@@ -132,29 +163,40 @@ async function main(): Promise<void> {
 
   const variants: Variant[] = [
     { name: "direct", command: direct, samplesNs: [] },
+    { name: "null proxy (bytes copied, no checks)", command: nullProxy, samplesNs: [] },
     { name: "wrap (allow-all policy)", command: wrapped, samplesNs: [] },
     { name: "wrap + audit log", command: audited, samplesNs: [] },
   ];
-  for (const v of variants) v.client = await connect(v.command);
+  for (const v of variants) await connect(v);
   for (const v of variants) {
     for (let i = 0; i < WARMUP_CALLS; i++) await callEcho(v.client!, i);
   }
+  for (const v of variants) v.cpuMsBefore = cpuMs(v.pid);
   for (let round = 0; round < ROUNDS; round++) {
     // Rotate the order each round so no variant always runs first.
-    for (let k = 0; k < variants.length; k++)
+    for (let k = 0; k < variants.length; k++) {
       await timeCalls(variants[(round + k) % variants.length]!, CALLS_PER_ROUND);
+    }
   }
+  const cpuPerCallUs = variants.map((v) => {
+    const after = cpuMs(v.pid);
+    if (after === null || v.cpuMsBefore === null || v.cpuMsBefore === undefined) return null;
+    return ((after - v.cpuMsBefore) * 1000) / v.samplesNs.length;
+  });
   for (const v of variants) await v.client!.close();
 
   const base = median(variants[0]!.samplesNs);
-  console.log("| variant | median µs | p99 µs | added median µs |");
-  console.log("|---|---:|---:|---:|");
-  for (const v of variants) {
-    const sorted = [...v.samplesNs].sort((a, b) => a - b);
+  console.log("| variant | median µs | p99 µs | added median µs | CPU µs per call, spawned process |");
+  console.log("|---|---:|---:|---:|---:|");
+  variants.forEach((v, i) => {
+    const sorted = [...v.samplesNs].sort((x, y) => x - y);
     const p50 = percentile(sorted, 0.5);
-    const added = v === variants[0] ? "—" : us(p50 - base);
-    console.log(`| ${v.name} | ${us(p50)} | ${us(percentile(sorted, 0.99))} | ${added} |`);
-  }
+    const added = i === 0 ? "—" : us(p50 - base);
+    const cpu = cpuPerCallUs[i];
+    const cpuText =
+      cpu === null || cpu === undefined ? "n/a" : `${cpu.toFixed(0)}${i === 0 ? " (server)" : ""}`;
+    console.log(`| ${v.name} | ${us(p50)} | ${us(percentile(sorted, 0.99))} | ${added} | ${cpuText} |`);
+  });
 
   console.log(
     `\ntoolgate wrap — start-up, spawn → initialize answer, ${STARTUP_RUNS} runs each, alternating`,
@@ -163,6 +205,7 @@ async function main(): Promise<void> {
   const startWrapped: number[] = [];
   await startupOnce(direct); // warm the file cache
   await startupOnce(wrapped);
+  if (STARTUP_RUNS < 1) return;
   for (let i = 0; i < STARTUP_RUNS; i++) {
     startDirect.push(await startupOnce(direct));
     startWrapped.push(await startupOnce(wrapped));
