@@ -81,7 +81,9 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
   for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
 
   try {
-    return await child.closed;
+    const status = await child.closed;
+    await flushed(output);
+    return status;
   } catch (error) {
     options.log(
       `cannot start the server '${options.command}': ${error instanceof Error ? error.message : String(error)}`,
@@ -93,4 +95,17 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
     input.off("end", clientClosed);
     input.pause();
   }
+}
+
+/** Resolves once everything written to `output` so far has been handed to the OS (bounded: 1 s). */
+function flushed(output: Writable): Promise<void> {
+  if (output.writableLength === 0 || output.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 1000);
+    timer.unref();
+    output.write("", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
