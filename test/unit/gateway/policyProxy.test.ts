@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { AuditEvent } from "../../../src/audit/events.js";
 import type { AuditSink } from "../../../src/audit/sink.js";
@@ -660,5 +661,46 @@ describe("PolicyProxy: structured deny and output schemas", () => {
       isError: true,
       structuredContent: { status: "deny", error_code: "E_TOOL_DENIED" },
     });
+  });
+});
+
+describe("PolicyProxy: the listing/calling invariant (property)", () => {
+  it("a tool not in the client's list is never forwarded and is answered like an absent tool", async () => {
+    const name = fc.stringMatching(/^[a-z][a-z_]{0,7}$/);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(name, { minLength: 1, maxLength: 6 }),
+        fc.array(fc.boolean(), { minLength: 6, maxLength: 6 }),
+        fc.array(name, { minLength: 1, maxLength: 8 }),
+        async (catalog, hiddenFlags, calls) => {
+          const hidden = catalog.filter((_, i) => hiddenFlags[i] === true);
+          const h = harness({ hidden }, { tools: [catalog.map((n) => ({ name: n }))] });
+          await h.handshake();
+          h.client({ jsonrpc: "2.0", id: "list", method: "tools/list" });
+          await h.settle();
+          const listed = new Set(
+            (h.answerTo("list")!.result as { tools: ToolDefinition[] }).tools.map((t) => t.name),
+          );
+          for (const [i, tool] of calls.entries()) {
+            const answer = await h.call(100 + i, tool, {});
+            if (listed.has(tool)) {
+              expect(answer).toEqual({
+                jsonrpc: "2.0",
+                id: 100 + i,
+                result: { content: [{ type: "text", text: `ran ${tool}` }] },
+              });
+            } else {
+              expect(answer).toEqual({
+                jsonrpc: "2.0",
+                id: 100 + i,
+                error: { code: -32602, message: `Unknown tool: ${tool}` },
+              });
+            }
+          }
+          expect(h.executed.every((t) => listed.has(t))).toBe(true);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
