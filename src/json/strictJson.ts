@@ -1,0 +1,58 @@
+import { ToolgateError } from "../errors.js";
+import { scanStrictJson } from "./scanner.js";
+
+/**
+ * Why a text is not strict JSON. `offset` is an index into the text (UTF-16 code units, as JavaScript
+ * strings count). `path` is the JSON pointer of the offending value or member: for a duplicate name, the
+ * duplicate member; for nesting too deep, the array or object that went one level too far; for a syntax
+ * error, the value being read (or the object whose member name was expected).
+ */
+export type StrictJsonError = {
+  ok: false;
+  code: "E_JSON_SYNTAX" | "E_JSON_DUPLICATE_KEY" | "E_JSON_TOO_DEEP";
+  message: string;
+  offset: number;
+  path?: string;
+};
+
+export type StrictJsonResult = { ok: true; value: unknown } | StrictJsonError;
+
+export interface StrictJsonOptions {
+  /** Deepest allowed nesting of arrays and objects (`[]` is depth 1, a bare scalar depth 0). Default 64. */
+  maxDepth?: number;
+}
+
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+
+/**
+ * Parses RFC 8259 JSON and rejects what a lenient parser would quietly accept: member names repeated in
+ * one object (compared after unescaping, at any depth) and nesting deeper than `maxDepth`. When a text has
+ * several problems, the first one in reading order is reported, so an unterminated run of 100 000 `[` is
+ * "too deep" at the 65th bracket, found before anything recursive runs.
+ *
+ * `__proto__` is an ordinary own member of the result, as with `JSON.parse`.
+ */
+export function parseStrictJson(text: string, options?: StrictJsonOptions): StrictJsonResult {
+  const maxDepth = options?.maxDepth ?? DEFAULT_MAX_JSON_DEPTH;
+  if (!Number.isSafeInteger(maxDepth) || maxDepth < 0) {
+    throw new ToolgateError(
+      "E_JSON_OPTIONS",
+      `maxDepth must be a non-negative integer, got ${String(maxDepth)}`,
+    );
+  }
+  // The scan validates the full grammar without building anything; the native parser then builds the
+  // value at native speed from text already known to be acceptable.
+  const problem = scanStrictJson(text, maxDepth);
+  if (problem !== null) return problem;
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (e) {
+    // Unreachable while the scanner and the native parser agree on the grammar; fail closed if they don't.
+    return {
+      ok: false,
+      code: "E_JSON_SYNTAX",
+      message: `invalid JSON: ${e instanceof Error ? e.message : String(e)}`,
+      offset: 0,
+    };
+  }
+}
