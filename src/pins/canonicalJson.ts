@@ -1,0 +1,81 @@
+import canonicalize from "canonicalize";
+import { ToolgateError } from "../errors.js";
+import { escapePointerToken } from "../json/pointer.js";
+
+/**
+ * RFC 8785 (JCS) canonical form of a JSON value: members sorted by UTF-16 code units, no whitespace,
+ * numbers as ECMAScript prints doubles (so `100` and `1e2` are one value), minimal string escapes.
+ *
+ * Accepts exactly what JSON can express: null, booleans, finite numbers, well-formed strings, dense
+ * arrays and plain objects. Anything else throws ToolgateError `E_CANONICALIZE` naming where it is, rather
+ * than being quietly converted (NaN to null, a Date to its toJSON string, a function dropped). An object
+ * member whose value is `undefined` is left out, as JSON.stringify does.
+ */
+export function canonicalJson(value: unknown): string {
+  try {
+    assertJsonValue(value, "", new Set());
+  } catch (e) {
+    if (e instanceof RangeError) throw cannot("the value is nested too deeply");
+    throw e;
+  }
+  let text: string | undefined;
+  try {
+    text = canonicalize(value);
+  } catch (e) {
+    throw cannot(e instanceof Error ? e.message : String(e));
+  }
+  if (typeof text !== "string") throw cannot("the value has no JSON form");
+  return text;
+}
+
+/** In unicode mode a paired surrogate is one code point, so only an unpaired one is category Cs. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
+function cannot(why: string): ToolgateError {
+  return new ToolgateError("E_CANONICALIZE", `cannot put the value in RFC 8785 canonical JSON form: ${why}`);
+}
+
+function assertJsonValue(value: unknown, path: string, open: Set<object>): void {
+  const at = path === "" ? "the top level" : path;
+  switch (typeof value) {
+    case "boolean":
+      return;
+    case "string":
+      if (LONE_SURROGATE.test(value)) throw cannot(`the string at ${at} has an unpaired surrogate`);
+      return;
+    case "number":
+      if (!Number.isFinite(value)) throw cannot(`${String(value)} at ${at} is not a JSON number`);
+      return;
+    case "object":
+      break;
+    default:
+      throw cannot(
+        `${typeof value === "undefined" ? "undefined" : `a ${typeof value}`} at ${at} is not a JSON value`,
+      );
+  }
+  if (value === null) return;
+  if (open.has(value)) throw cannot(`the value contains itself at ${at}`);
+  open.add(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value)) throw cannot(`the array at ${at} has a hole at index ${i}`);
+      assertJsonValue(value[i], `${path}/${i}`, open);
+    }
+  } else {
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) {
+      const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+      throw cannot(
+        `${typeof name === "string" ? `a ${name}` : "an object that is not plain"} at ${at} is not a JSON value`,
+      );
+    }
+    for (const key of Object.keys(value)) {
+      const member = (value as Record<string, unknown>)[key];
+      const memberPath = `${path}/${escapePointerToken(key)}`;
+      if (LONE_SURROGATE.test(key))
+        throw cannot(`the member name at ${memberPath} has an unpaired surrogate`);
+      if (member !== undefined) assertJsonValue(member, memberPath, open);
+    }
+  }
+  open.delete(value);
+}
