@@ -1,14 +1,25 @@
-import { createHash } from "node:crypto";
-import canonicalize from "canonicalize";
+import { canonicalJson } from "../pins/canonicalJson.js";
+import { sha256Hex } from "../pins/hashes.js";
 
-/**
- * SHA-256 of the RFC 8785 canonical form of a call's arguments: two calls with the same arguments get the
- * same digest however their keys were ordered, and the log never holds the arguments themselves.
- * `null` when the call carried no `arguments`.
- */
-export function argumentsDigest(args: unknown): string | null {
-  if (args === undefined) return null;
-  const canonical = canonicalize(args);
-  if (canonical === undefined) return null;
-  return createHash("sha256").update(canonical, "utf8").digest("hex");
+export interface ArgumentsDigest {
+  /** Hex SHA-256; `null` when the call carried no `arguments`. */
+  sha256: string | null;
+  /**
+   * `true`: over the RFC 8785 canonical form, so equal arguments give equal digests whatever their key
+   * order. `false`: the arguments have no canonical form (a string with an unpaired surrogate, which JSON
+   * text can carry but RFC 8785 excludes), so the digest is over their JSON.stringify form instead.
+   */
+  canonical: boolean;
+}
+
+/** The digest the audit log keeps instead of the arguments themselves. */
+export function argumentsDigest(args: unknown): ArgumentsDigest {
+  if (args === undefined) return { sha256: null, canonical: true };
+  let text: string;
+  try {
+    return { sha256: sha256Hex(canonicalJson(args)), canonical: true };
+  } catch {
+    text = JSON.stringify(args);
+  }
+  return { sha256: sha256Hex(text), canonical: false };
 }

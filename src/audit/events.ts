@@ -35,6 +35,8 @@ export interface ToolCallEvent extends EventBase {
   warnings: string[];
   /** SHA-256 of the RFC 8785 form of `arguments`; `null` when the call had none. Never the raw arguments. */
   args_sha256: string | null;
+  /** Present (`false`) only when the arguments have no RFC 8785 form and `args_sha256` is over JSON.stringify. */
+  args_canonical?: false;
 }
 
 export interface HiddenTool {

@@ -369,7 +369,7 @@ export class PolicyProxy {
       rule: auditRule(verdict.rule),
       reason: verdict.reason,
       warnings: verdict.kind === "allow" ? verdict.warnings : [],
-      args_sha256: argumentsDigest(args),
+      ...argsFields(args),
     }));
     if (this.options.verbose === true) {
       this.options.log(
@@ -583,4 +583,12 @@ function hasOutputSchema(definition: ListedTool | undefined): boolean {
 
 function ruleText(rule: Rule | null): string {
   return rule === null ? "" : ` [${rule.layer} ${rule.kind} ${rule.value}]`;
+}
+
+/** `args_sha256`, plus `args_canonical: false` in the rare case the digest could not use RFC 8785. */
+function argsFields(args: unknown): { args_sha256: string | null; args_canonical?: false } {
+  const digest = argumentsDigest(args);
+  return digest.canonical
+    ? { args_sha256: digest.sha256 }
+    : { args_sha256: digest.sha256, args_canonical: false };
 }

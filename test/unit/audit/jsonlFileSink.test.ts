@@ -56,19 +56,28 @@ describe("argumentsDigest", () => {
   it("is the SHA-256 of the RFC 8785 form: key order and number spelling do not matter", () => {
     const a = argumentsDigest(JSON.parse('{"b":[1,2],"a":{"y":1e2,"x":"é"}}'));
     const b = argumentsDigest(JSON.parse('{"a":{"x":"é","y":100},"b":[1,2]}'));
-    expect(a).toBe(b);
-    expect(a).toMatch(/^[0-9a-f]{64}$/);
-    expect(argumentsDigest({ a: 1 })).not.toBe(argumentsDigest({ a: 2 }));
+    expect(a).toEqual(b);
+    expect(a).toEqual({ sha256: expect.stringMatching(/^[0-9a-f]{64}$/), canonical: true });
+    expect(argumentsDigest({ a: 1 }).sha256).not.toBe(argumentsDigest({ a: 2 }).sha256);
   });
 
   it("hashes the canonical text exactly", () => {
     // sha256('{"a":1}')
-    expect(argumentsDigest({ a: 1 })).toBe(
+    expect(argumentsDigest({ a: 1 }).sha256).toBe(
       "015abd7f5cc57a2dd94b7590f04ad8084273905ee33ec5cebeae62276a97f862",
     );
   });
 
   it("is null when the call had no arguments", () => {
-    expect(argumentsDigest(undefined)).toBeNull();
+    expect(argumentsDigest(undefined).sha256).toBeNull();
+  });
+
+  it("still digests arguments RFC 8785 cannot express (an unpaired surrogate), and says so", () => {
+    const args = JSON.parse('{"s":"\\ud800"}') as unknown;
+    // sha256 of the JSON.stringify form, {"s":"\ud800"}
+    expect(argumentsDigest(args)).toEqual({
+      sha256: "d06a70a1ca4d3ac4099cd5f35ecbb551be652247e0950c05790e8f0c58010851",
+      canonical: false,
+    });
   });
 });
