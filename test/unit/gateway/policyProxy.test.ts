@@ -312,6 +312,21 @@ describe("PolicyProxy: tools/call", () => {
     expect(JSON.stringify(h.events)).not.toContain("/w/a");
   });
 
+  it("decides and records a call whose arguments have no RFC 8785 form (unpaired surrogate)", async () => {
+    const h = harness();
+    await h.handshake();
+    h.client(
+      '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_file","arguments":{"s":"\\ud800"}}}',
+    );
+    await h.settle();
+    expect(h.answerTo(5)).toMatchObject({ result: { content: [{ text: "ran read_file" }] } });
+    expect(h.events.find((e) => e.event === "tools/call")).toMatchObject({
+      decision: "allow",
+      args_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      args_canonical: false,
+    });
+  });
+
   it("answers a denied call with the structured deny and never forwards it", async () => {
     const h = harness({ denied: ["write_file"] });
     await h.handshake();
