@@ -1,7 +1,7 @@
 // Policy engine benchmark: (a) name-only decisions against a policy with 1,000 patterns, (b) calls with a
 // schema. Each is printed beside a baseline measured in the same run: a plain in-order scan of the same
 // patterns for (a), the bare compiled Ajv validator for (b).
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { loadPolicyText } from "../src/config/policyLoader.js";
 import { compilePolicyWildcard } from "../src/patterns/index.js";
 import { compilePolicy } from "../src/policy/compile.js";

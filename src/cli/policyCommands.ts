@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { formatDiagnostic, hasErrors, type Diagnostic } from "../config/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
@@ -29,7 +29,7 @@ export function registerPolicyCommands(program: Command): void {
       // Syntax errors are bad input (exit 2); duplicate keys and excessive depth are decided (denied).
       const parsed = parseStrictJson(opts.args);
       if (!parsed.ok && parsed.code === "E_JSON_SYNTAX") {
-        fail(`--args is not valid JSON: ${parsed.message} (at offset ${parsed.offset})`);
+        fail(`--args is not valid JSON: ${parsed.message}`);
       }
       const decision = decideCall(
         compiled,
@@ -82,7 +82,8 @@ export function registerPolicyCommands(program: Command): void {
     .option("--check", "write nothing; exit 1 when the file needs migrating, 0 when it is already v2")
     .action((opts: { input: string; output?: string; check?: boolean }) => {
       const { policy, diagnostics } = loadPolicyFile(opts.input);
-      printDiagnostics(diagnostics);
+      // Deprecation warnings are what migrate resolves; only errors are worth showing here.
+      printDiagnostics(diagnostics.filter((d) => d.severity === "error"));
       if (policy === null) process.exit(EXIT.badInput);
       const needed = needsMigration(policy);
       if (opts.check) {
@@ -92,7 +93,8 @@ export function registerPolicyCommands(program: Command): void {
         process.exitCode = needed ? EXIT.needsMigration : EXIT.ok;
         return;
       }
-      const text = migratePolicy(policy);
+      // The source text lets migration keep the file's header comment.
+      const text = migratePolicy(policy, readFileSync(opts.input, "utf8"));
       if (opts.output === undefined) process.stdout.write(text);
       else writeFileSync(opts.output, text);
       process.exitCode = EXIT.ok;

@@ -1,5 +1,5 @@
 import type { PatternEntry, Policy } from "../config/policyModel.js";
-import { compileToolSchemas, type CompiledToolSchema } from "../schema/index.js";
+import { compileToolSchemas, type CompiledToolSchema } from "../schema/compileToolSchemas.js";
 import { PolicyNameIndex } from "./nameIndex.js";
 
 /** A policy with every pattern indexed and every schema compiled, ready for many decisions. */

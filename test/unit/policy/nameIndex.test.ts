@@ -35,7 +35,7 @@ describe("PolicyNameIndex", () => {
   ] as const)("%j on %s → entry %i", (patterns, name, expected) => {
     const index = new PolicyNameIndex(patterns.map(entry));
     const found = index.firstMatch(name);
-    expect(found === undefined ? -1 : patterns.indexOf(found.pattern)).toBe(expected);
+    expect(found === undefined ? -1 : (patterns as readonly string[]).indexOf(found.pattern)).toBe(expected);
   });
 
   it("finds the same first entry as a scan, for any patterns and name", () => {
