@@ -16,7 +16,10 @@ export default tseslint.config(
     ignores: ["src/cli/**"],
     rules: {
       // One-way imports (DESIGN §5): nothing imports the CLI.
-      "no-restricted-imports": ["error", { patterns: [{ group: ["**/cli/**"], message: "nothing imports src/cli" }] }],
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["**/cli/**"], message: "nothing imports src/cli" }] },
+      ],
     },
   },
 );

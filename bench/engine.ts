@@ -89,7 +89,12 @@ export function runEngineBench(): Row[] {
   const indexed = measure(() => {
     if (decideName(compiled, names[n++ & 255]!).allowed) sink++;
   });
-  rows.push({ name: `(a) name decision, ${PATTERNS} patterns`, result: indexed, baselineName: "in-order scan", baseline: scan });
+  rows.push({
+    name: `(a) name decision, ${PATTERNS} patterns`,
+    result: indexed,
+    baselineName: "in-order scan",
+    baseline: scan,
+  });
 
   const withSchema = load(schemaPolicy());
   const ajv = new Ajv2020({ allErrors: true });
@@ -102,12 +107,21 @@ export function runEngineBench(): Row[] {
   ];
   const counters = { toolCalls: 0, requests: 0 };
   const call = measure(() => {
-    if (decideCall(withSchema, "read_file", { kind: "value", value: argsList[n++ & 3] }, counters).decision === "allow") sink++;
+    if (
+      decideCall(withSchema, "read_file", { kind: "value", value: argsList[n++ & 3] }, counters).decision ===
+      "allow"
+    )
+      sink++;
   });
   const ajvOnly = measure(() => {
     if (bare(argsList[n++ & 3])) sink++;
   });
-  rows.push({ name: "(b) call decision with schema", result: call, baselineName: "bare Ajv validate", baseline: ajvOnly });
+  rows.push({
+    name: "(b) call decision with schema",
+    result: call,
+    baselineName: "bare Ajv validate",
+    baseline: ajvOnly,
+  });
   if (sink === 0.5) console.log(sink);
   return rows;
 }

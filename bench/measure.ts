@@ -55,7 +55,9 @@ const us = (v: number): string => (v < 10 ? v.toFixed(2) : v.toFixed(1));
 
 export function printTable(title: string, rows: readonly Row[]): void {
   console.log(`\n${title}`);
-  console.log("| benchmark | decisions/s | p50 µs | p99 µs | baseline | baseline p50 µs | baseline p99 µs | p50 ratio |");
+  console.log(
+    "| benchmark | decisions/s | p50 µs | p99 µs | baseline | baseline p50 µs | baseline p99 µs | p50 ratio |",
+  );
   console.log("|---|---:|---:|---:|---|---:|---:|---:|");
   for (const r of rows) {
     const ratio = r.baseline.p50us > 0 ? (r.result.p50us / r.baseline.p50us).toFixed(2) : "n/a";

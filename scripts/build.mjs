@@ -24,5 +24,10 @@ const scripts = (dir) =>
 await Promise.all([
   build({ ...shared, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" }),
   build({ ...shared, entryPoints: ["src/index.ts"], outfile: "dist/index.js" }),
-  build({ ...shared, entryPoints: [...scripts("bench"), ...scripts("examples")], outdir: "dist", outbase: "." }),
+  build({
+    ...shared,
+    entryPoints: [...scripts("bench"), ...scripts("examples")],
+    outdir: "dist",
+    outbase: ".",
+  }),
 ]);

@@ -15,7 +15,10 @@ registerWrapCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {
-    const benign = err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help";
+    const benign =
+      err.code === "commander.helpDisplayed" ||
+      err.code === "commander.version" ||
+      err.code === "commander.help";
     process.exit(benign ? 0 : 2);
   }
   process.stderr.write(`toolgate: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -24,22 +24,24 @@ export function registerPolicyCommands(program: Command): void {
     .option("--args <json>", "tool arguments as a JSON object", "{}")
     .option("--prior-calls <n>", "tool calls this session already made (for limits)", nonNegativeInt, 0)
     .option("--prior-requests <n>", "requests this session already made (for limits)", nonNegativeInt, 0)
-    .action((opts: { policy: string; tool: string; args: string; priorCalls: number; priorRequests: number }) => {
-      const compiled = loadOrExit(opts.policy);
-      // Syntax errors are bad input (exit 2); duplicate keys and excessive depth are decided (denied).
-      const parsed = parseStrictJson(opts.args);
-      if (!parsed.ok && parsed.code === "E_JSON_SYNTAX") {
-        fail(`--args is not valid JSON: ${parsed.message}`);
-      }
-      const decision = decideCall(
-        compiled,
-        opts.tool,
-        { kind: "json", text: opts.args },
-        { toolCalls: opts.priorCalls, requests: opts.priorRequests },
-      );
-      process.stdout.write(JSON.stringify(decisionJson(decision)) + "\n");
-      process.exitCode = decision.decision === "allow" ? EXIT.ok : EXIT.denied;
-    });
+    .action(
+      (opts: { policy: string; tool: string; args: string; priorCalls: number; priorRequests: number }) => {
+        const compiled = loadOrExit(opts.policy);
+        // Syntax errors are bad input (exit 2); duplicate keys and excessive depth are decided (denied).
+        const parsed = parseStrictJson(opts.args);
+        if (!parsed.ok && parsed.code === "E_JSON_SYNTAX") {
+          fail(`--args is not valid JSON: ${parsed.message}`);
+        }
+        const decision = decideCall(
+          compiled,
+          opts.tool,
+          { kind: "json", text: opts.args },
+          { toolCalls: opts.priorCalls, requests: opts.priorRequests },
+        );
+        process.stdout.write(JSON.stringify(decisionJson(decision)) + "\n");
+        process.exitCode = decision.decision === "allow" ? EXIT.ok : EXIT.denied;
+      },
+    );
 
   policy
     .command("validate")
@@ -102,7 +104,10 @@ export function registerPolicyCommands(program: Command): void {
 }
 
 /** Load + compile, with every diagnostic of validation (lint warnings, schemas that do not compile). */
-export function validate(file: string, denyDeprecations: boolean): { policy: Policy | null; diagnostics: Diagnostic[] } {
+export function validate(
+  file: string,
+  denyDeprecations: boolean,
+): { policy: Policy | null; diagnostics: Diagnostic[] } {
   const { policy, diagnostics } = loadPolicyFile(file);
   const all = [...diagnostics];
   if (policy !== null) {

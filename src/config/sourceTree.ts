@@ -49,7 +49,11 @@ export interface SourceParseOptions {
 }
 
 /** Parses YAML (and therefore JSON) text into a {@link SourceNode} tree. Duplicate keys are errors. */
-export function parseYamlSource(file: string, text: string, options: SourceParseOptions = {}): SourceParseResult {
+export function parseYamlSource(
+  file: string,
+  text: string,
+  options: SourceParseOptions = {},
+): SourceParseResult {
   const lineOffset = options.lineOffset ?? 0;
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
@@ -96,7 +100,12 @@ export function toPlain(node: SourceNode): unknown {
       const out: Record<string, unknown> = {};
       for (const e of node.entries) {
         // defineProperty keeps a `__proto__` key an ordinary key instead of changing the prototype.
-        Object.defineProperty(out, e.key, { value: toPlain(e.value), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, e.key, {
+          value: toPlain(e.value),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       return out;
     }
@@ -156,7 +165,12 @@ class TreeBuilder {
   build(node: Node, path: string, depth = 0): SourceNode {
     const at = this.ref(node, path);
     if (depth > 256) {
-      this.diagnostics.push({ severity: "error", code: "E_TOO_DEEP", message: "nesting deeper than 256 levels", ...at });
+      this.diagnostics.push({
+        severity: "error",
+        code: "E_TOO_DEEP",
+        message: "nesting deeper than 256 levels",
+        ...at,
+      });
       return { kind: "scalar", value: null, raw: "", quoted: false, at };
     }
     if (isAlias(node)) {
@@ -202,7 +216,13 @@ class TreeBuilder {
     if (isSeq(node)) {
       const items = node.items.map((item, i) =>
         item === null
-          ? ({ kind: "scalar", value: null, raw: "", quoted: false, at: this.ref(node, childPath(path, i)) } as SourceScalar)
+          ? ({
+              kind: "scalar",
+              value: null,
+              raw: "",
+              quoted: false,
+              at: this.ref(node, childPath(path, i)),
+            } as SourceScalar)
           : this.build(item as Node, childPath(path, i), depth + 1),
       );
       return { kind: "seq", items, at };

@@ -73,7 +73,9 @@ export function decideCall(
 
   const parsed = argumentsObject(args);
   if (!parsed.ok) {
-    return deny(tool, "E_ARG_SCHEMA", parsed.violation.message, schemaRule(compiled, tool), [parsed.violation]);
+    return deny(tool, "E_ARG_SCHEMA", parsed.violation.message, schemaRule(compiled, tool), [
+      parsed.violation,
+    ]);
   }
 
   const warnings: ReasonCode[] = [];
@@ -81,7 +83,12 @@ export function decideCall(
   if (schema !== undefined) {
     const rule = schemaRule(compiled, tool);
     if (!schema.ok) {
-      return deny(tool, "E_SCHEMA_COMPILE", `the schema for '${tool}' does not compile: ${schema.error}`, rule);
+      return deny(
+        tool,
+        "E_SCHEMA_COMPILE",
+        `the schema for '${tool}' does not compile: ${schema.error}`,
+        rule,
+      );
     }
     const violations = schema.validate(parsed.value);
     if (violations.length > 0) {
@@ -94,7 +101,12 @@ export function decideCall(
     const mode = compiled.policy.enforcement.unconstrainedTools;
     const rule: Rule = { layer: POLICY, kind: "enforcement.unconstrained_tools", value: mode };
     if (mode === "deny") {
-      return deny(tool, "E_TOOL_UNCONSTRAINED", `tool '${tool}' has no schema and unconstrained tools are denied`, rule);
+      return deny(
+        tool,
+        "E_TOOL_UNCONSTRAINED",
+        `tool '${tool}' has no schema and unconstrained tools are denied`,
+        rule,
+      );
     }
     if (mode === "warn") warnings.push("E_TOOL_UNCONSTRAINED");
   }
@@ -133,7 +145,8 @@ export function limitReached(
   return null;
 }
 
-export type ArgumentsResult = { ok: true; value: Record<string, unknown> } | { ok: false; violation: Violation };
+export type ArgumentsResult =
+  { ok: true; value: Record<string, unknown> } | { ok: false; violation: Violation };
 
 /** Arguments must be one JSON object without duplicate keys; anything else is never allowed. */
 export function argumentsObject(args: CallArguments): ArgumentsResult {
@@ -141,7 +154,13 @@ export function argumentsObject(args: CallArguments): ArgumentsResult {
   if (args.kind === "json") {
     const parsed = parseStrictJson(args.text);
     if (!parsed.ok) {
-      return { ok: false, violation: { path: parsed.path ?? "", message: `arguments are not acceptable JSON: ${parsed.message}` } };
+      return {
+        ok: false,
+        violation: {
+          path: parsed.path ?? "",
+          message: `arguments are not acceptable JSON: ${parsed.message}`,
+        },
+      };
     }
     value = parsed.value;
   } else {
@@ -158,9 +177,11 @@ export function argumentsObject(args: CallArguments): ArgumentsResult {
 function obligationsFor(compiled: CompiledPolicy, tool: string): Obligation[] {
   const out: Obligation[] = [];
   const approval = compiled.approvalRequired.firstMatch(tool);
-  if (approval !== undefined) out.push({ kind: "approval_required", rule: entryRule("tools.approval_required", approval) });
+  if (approval !== undefined)
+    out.push({ kind: "approval_required", rule: entryRule("tools.approval_required", approval) });
   const scope = compiled.restrictScope.firstMatch(tool);
-  if (scope !== undefined) out.push({ kind: "restrict_scope", rule: entryRule("tools.restrict_scope", scope) });
+  if (scope !== undefined)
+    out.push({ kind: "restrict_scope", rule: entryRule("tools.restrict_scope", scope) });
   const redact = compiled.redactArgs.firstMatch(tool);
   if (redact !== undefined) out.push({ kind: "redact_args", rule: entryRule("tools.redact_args", redact) });
   return out;
@@ -178,6 +199,12 @@ function entryRule(kind: string, entry: PatternEntry): Rule {
   return { layer: POLICY, kind, value: entry.pattern, at: entry.at };
 }
 
-function deny(tool: string, code: ReasonCode, reason: string, rule: Rule | null, violations: Violation[] = []): Decision {
+function deny(
+  tool: string,
+  code: ReasonCode,
+  reason: string,
+  rule: Rule | null,
+  violations: Violation[] = [],
+): Decision {
   return { decision: "deny", code, warnings: [], tool, reason, rule, violations, obligations: [] };
 }

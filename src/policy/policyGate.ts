@@ -31,7 +31,13 @@ export function createPolicyGate(compiled: CompiledPolicy): ToolGate {
 export function allowAllGate(): ToolGate {
   return {
     policyDigest: null,
-    visibility: () => ({ visible: true, explain: false, code: null, rule: null, reason: "no policy: all tools allowed" }),
+    visibility: () => ({
+      visible: true,
+      explain: false,
+      code: null,
+      rule: null,
+      reason: "no policy: all tools allowed",
+    }),
     decideCall(tool: string, args: unknown): Decision {
       const parsed = argumentsObject({ kind: "value", value: args });
       if (!parsed.ok) {
@@ -47,7 +53,16 @@ export function allowAllGate(): ToolGate {
         };
       }
       const reason = "no policy: all tools allowed";
-      return { decision: "allow", code: null, warnings: [], tool, reason, rule: null, violations: [], obligations: [] };
+      return {
+        decision: "allow",
+        code: null,
+        warnings: [],
+        tool,
+        reason,
+        rule: null,
+        violations: [],
+        obligations: [],
+      };
     },
     requestLimitReached: () => false,
   };

@@ -23,30 +23,80 @@ describe("toolgate policy check", () => {
   const policy = join(corpus, "spec-minimal-v2.yaml");
 
   it("prints one JSON decision and exits 0 on allow", () => {
-    const r = run("policy", "check", "--policy", policy, "--tool", "read_file", "--args", '{"path":"/workspace/a"}');
+    const r = run(
+      "policy",
+      "check",
+      "--policy",
+      policy,
+      "--tool",
+      "read_file",
+      "--args",
+      '{"path":"/workspace/a"}',
+    );
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(Object.keys(out)).toEqual(["decision", "code", "warnings", "tool", "reason", "rule", "violations", "obligations"]);
-    expect(out).toMatchObject({ decision: "allow", code: null, warnings: [], tool: "read_file", violations: [] });
+    expect(Object.keys(out)).toEqual([
+      "decision",
+      "code",
+      "warnings",
+      "tool",
+      "reason",
+      "rule",
+      "violations",
+      "obligations",
+    ]);
+    expect(out).toMatchObject({
+      decision: "allow",
+      code: null,
+      warnings: [],
+      tool: "read_file",
+      violations: [],
+    });
     expect(out.rule).toMatchObject({ layer: "policy", kind: "tools.allow", value: "read_file", line: 5 });
   });
 
   it("exits 1 on deny, with the rule and the violations", () => {
-    const r = run("policy", "check", "--policy", policy, "--tool", "read_file", "--args", '{"path":"/etc/passwd"}');
+    const r = run(
+      "policy",
+      "check",
+      "--policy",
+      policy,
+      "--tool",
+      "read_file",
+      "--args",
+      '{"path":"/etc/passwd"}',
+    );
     expect(r.code).toBe(1);
     const out = JSON.parse(r.stdout);
-    expect(out).toMatchObject({ decision: "deny", code: "E_ARG_SCHEMA", rule: { kind: "schemas", value: "read_file" } });
+    expect(out).toMatchObject({
+      decision: "deny",
+      code: "E_ARG_SCHEMA",
+      rule: { kind: "schemas", value: "read_file" },
+    });
     expect(out.violations).toEqual([{ path: "/path", message: 'must match pattern "^/workspace/.*"' }]);
   });
 
   it("denies a tool by name with E_TOOL_DENIED", () => {
     const r = run("policy", "check", "--policy", policy, "--tool", "exec");
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout)).toMatchObject({ decision: "deny", code: "E_TOOL_DENIED", rule: { value: "exec", line: 6 } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      decision: "deny",
+      code: "E_TOOL_DENIED",
+      rule: { value: "exec", line: 6 },
+    });
   });
 
   it("denies duplicate keys (exit 1) but rejects invalid JSON as bad input (exit 2)", () => {
-    const dup = run("policy", "check", "--policy", policy, "--tool", "read_file", "--args", '{"path":"/etc/x","path":"/workspace/a"}');
+    const dup = run(
+      "policy",
+      "check",
+      "--policy",
+      policy,
+      "--tool",
+      "read_file",
+      "--args",
+      '{"path":"/etc/x","path":"/workspace/a"}',
+    );
     expect(dup.code).toBe(1);
     expect(JSON.parse(dup.stdout).code).toBe("E_ARG_SCHEMA");
     const bad = run("policy", "check", "--policy", policy, "--tool", "read_file", "--args", "{path:1}");
@@ -100,17 +150,24 @@ describe("toolgate policy validate", () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ valid: true, version: "2.0", errors: 0 });
-    expect(out.diagnostics).toContainEqual(expect.objectContaining({ code: "W_DENY_LITERAL_STAR", line: 3, path: "tools.deny[0]" }));
+    expect(out.diagnostics).toContainEqual(
+      expect.objectContaining({ code: "W_DENY_LITERAL_STAR", line: 3, path: "tools.deny[0]" }),
+    );
   });
 
   it("warns about unknown fields at the top level, with their line", () => {
     const p = tmpFile("p.yaml", 'version: "2.0"\nenforcment:\n  unconstrained_tools: deny\n');
     const out = JSON.parse(run("policy", "validate", "--input", p, "--format", "json").stdout);
-    expect(out.diagnostics).toContainEqual(expect.objectContaining({ code: "W_UNKNOWN_FIELD", line: 2, path: "enforcment" }));
+    expect(out.diagnostics).toContainEqual(
+      expect.objectContaining({ code: "W_UNKNOWN_FIELD", line: 2, path: "enforcment" }),
+    );
   });
 
   it("exits 2 when a schema does not compile (remote $ref)", () => {
-    const p = tmpFile("p.yaml", 'version: "2.0"\nschemas:\n  t:\n    $ref: "https://example.invalid/s.json"\n');
+    const p = tmpFile(
+      "p.yaml",
+      'version: "2.0"\nschemas:\n  t:\n    $ref: "https://example.invalid/s.json"\n',
+    );
     const r = run("policy", "validate", "--input", p);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/:3:3: error E_SCHEMA_COMPILE schemas\.t/);
@@ -134,7 +191,16 @@ describe("toolgate policy migrate", () => {
       ['{"path":"/workspace/a"}', 0],
       ['{"path":"/etc/passwd"}', 1],
     ] as const) {
-      const before = run("policy", "check", "--policy", join(corpus, "spec-v1.yaml"), "--tool", "read_file", "--args", args);
+      const before = run(
+        "policy",
+        "check",
+        "--policy",
+        join(corpus, "spec-v1.yaml"),
+        "--tool",
+        "read_file",
+        "--args",
+        args,
+      );
       const after = run("policy", "check", "--policy", out, "--tool", "read_file", "--args", args);
       expect(before.code).toBe(expected);
       expect(after.code).toBe(expected);

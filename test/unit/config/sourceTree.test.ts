@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { parseFrontMatter, parseYamlSource, toPlain, unknownKeyWarnings } from "../../../src/config/sourceTree.js";
+import {
+  parseFrontMatter,
+  parseYamlSource,
+  toPlain,
+  unknownKeyWarnings,
+} from "../../../src/config/sourceTree.js";
 
 describe("parseYamlSource", () => {
   it("keeps line, column and path of nested values", () => {
@@ -40,7 +45,10 @@ describe("parseYamlSource", () => {
 
 describe("parseFrontMatter", () => {
   it("reports lines as they are in the Markdown file", () => {
-    const { root, body } = parseFrontMatter("role.md", "---\nmcp_tools:\n  github: get_*\n---\nYou review code.\n");
+    const { root, body } = parseFrontMatter(
+      "role.md",
+      "---\nmcp_tools:\n  github: get_*\n---\nYou review code.\n",
+    );
     if (root?.kind !== "map") throw new Error("expected a map");
     expect(root.entries[0]!.keyAt.line).toBe(2);
     expect(body).toBe("You review code.\n");
@@ -53,6 +61,11 @@ describe("unknownKeyWarnings", () => {
     if (root?.kind !== "map") throw new Error("expected a map");
     const w = unknownKeyWarnings(root, ["version", "tools"], "the policy");
     expect(w).toHaveLength(1);
-    expect(w[0]).toMatchObject({ code: "W_UNKNOWN_FIELD", line: 2, path: "tool", hint: "did you mean 'tools'?" });
+    expect(w[0]).toMatchObject({
+      code: "W_UNKNOWN_FIELD",
+      line: 2,
+      path: "tool",
+      hint: "did you mean 'tools'?",
+    });
   });
 });

@@ -64,7 +64,9 @@ function check(d: Decision, c: Case): void {
   expect(d.reason.length).toBeGreaterThan(0);
 }
 
-for (const name of readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort()) {
+for (const name of readdirSync(dir)
+  .filter((f) => f.endsWith(".yaml"))
+  .sort()) {
   const path = join(dir, name);
   const suites = parseAllDocuments(readFileSync(path, "utf8")).map((doc) => doc.toJS() as Suite);
   describe(`decision corpus: ${name}`, () => {
