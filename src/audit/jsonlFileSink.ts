@@ -20,10 +20,16 @@ export class JsonlFileSink implements AuditSink {
 
   write(event: AuditEvent): void {
     if (this.fd === null) throw new ToolgateError("E_AUDIT_WRITE", `audit log '${this.path}' is closed`);
-    const bytes = Buffer.from(JSON.stringify(event) + "\n", "utf8");
-    let offset = 0;
+    const line = JSON.stringify(event) + "\n";
     try {
-      while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset, bytes.length - offset);
+      // One write(2) of the string in the common case; a short write finishes from the encoded bytes.
+      const written = writeSync(this.fd, line);
+      const bytes = Buffer.byteLength(line, "utf8");
+      if (written < bytes) {
+        const rest = Buffer.from(line, "utf8");
+        let offset = written;
+        while (offset < rest.length) offset += writeSync(this.fd, rest, offset, rest.length - offset);
+      }
     } catch (error) {
       throw new ToolgateError(
         "E_AUDIT_WRITE",

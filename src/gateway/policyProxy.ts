@@ -1,5 +1,11 @@
 import { argumentsDigest } from "../audit/argsDigest.js";
-import { auditRule, type AuditEvent, type CallOutcome, type HiddenTool } from "../audit/events.js";
+import {
+  auditRule,
+  type AuditEvent,
+  type CallOutcome,
+  type HiddenTool,
+  type ToolCallEvent,
+} from "../audit/events.js";
 import type { AuditSink } from "../audit/sink.js";
 import type { Rule, SessionCounters, Violation } from "../policy/decision.js";
 import type { ToolGate } from "../policy/gate.js";
@@ -360,17 +366,26 @@ export class PolicyProxy {
           : "would-hide"
       : verdict.kind;
     const code = verdict.kind === "allow" ? null : verdict.code;
-    const recorded = this.record(() => ({
-      ...this.eventBase(request.id),
-      event: "tools/call",
-      tool: name,
-      decision: outcome,
-      code,
-      rule: auditRule(verdict.rule),
-      reason: verdict.reason,
-      warnings: verdict.kind === "allow" ? verdict.warnings : [],
-      ...argsFields(args),
-    }));
+    const recorded = this.record(() => {
+      // Written out rather than spread together: this runs once per audited call.
+      const digest = argumentsDigest(args);
+      const event: ToolCallEvent = {
+        time: new Date().toISOString(),
+        session: this.options.session,
+        policy_digest: this.gate.policyDigest,
+        request_id: request.id,
+        event: "tools/call",
+        tool: name,
+        decision: outcome,
+        code,
+        rule: auditRule(verdict.rule),
+        reason: verdict.reason,
+        warnings: verdict.kind === "allow" ? verdict.warnings : [],
+        args_sha256: digest.sha256,
+      };
+      if (!digest.canonical) event.args_canonical = false;
+      return event;
+    });
     if (this.options.verbose === true) {
       this.options.log(
         `tools/call ${name}: ${outcome}${code === null ? "" : ` ${code}`} — ${verdict.reason}${ruleText(verdict.rule)}`,
@@ -583,12 +598,4 @@ function hasOutputSchema(definition: ListedTool | undefined): boolean {
 
 function ruleText(rule: Rule | null): string {
   return rule === null ? "" : ` [${rule.layer} ${rule.kind} ${rule.value}]`;
-}
-
-/** `args_sha256`, plus `args_canonical: false` in the rare case the digest could not use RFC 8785. */
-function argsFields(args: unknown): { args_sha256: string | null; args_canonical?: false } {
-  const digest = argumentsDigest(args);
-  return digest.canonical
-    ? { args_sha256: digest.sha256 }
-    : { args_sha256: digest.sha256, args_canonical: false };
 }
