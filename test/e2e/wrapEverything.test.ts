@@ -99,7 +99,10 @@ describe("wrap + server-everything: tools", () => {
       undefined,
       { onprogress: (p) => progress.push(p.progress) },
     );
-    expect(progress).toEqual([1, 2, 3, 4]);
+    // The SDK client hands notifications to handlers a microtask late and drops a progress handler as
+    // soon as the answer is in, so a last progress read in the same chunk as the answer can be lost on
+    // the client side (with or without toolgate). wrapRawFrames checks all four arrive, in order.
+    expect(progress.slice(0, 3)).toEqual([1, 2, 3]);
     expect(JSON.stringify(result.content)).toContain("Long running operation completed");
   });
 });

@@ -176,7 +176,33 @@ describe("hostile server frames", () => {
   });
 });
 
-describe("cancellation through the proxy", () => {
+describe("progress and cancellation through the proxy", () => {
+  it("every progress notification arrives, in order, before the answer", async () => {
+    const w = await everything();
+    w.sendJson({
+      jsonrpc: "2.0",
+      id: 29,
+      method: "tools/call",
+      params: {
+        name: "trigger-long-running-operation",
+        arguments: { duration: 0.4, steps: 4 },
+        _meta: { progressToken: "p29" },
+      },
+    });
+    await w.response(29);
+    const relevant = w
+      .messages()
+      .filter(
+        (m) =>
+          m.id === 29 ||
+          (m.method === "notifications/progress" &&
+            (m.params as { progressToken: string }).progressToken === "p29"),
+      );
+    expect(
+      relevant.map((m) => (m.id === 29 ? "answer" : (m.params as { progress: number }).progress)),
+    ).toEqual([1, 2, 3, 4, "answer"]);
+  });
+
   it("a cancelled call gets no answer from the server; an uncancelled one does", async () => {
     const w = await everything();
     const call = (id: number) => ({
