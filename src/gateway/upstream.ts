@@ -1,0 +1,236 @@
+import { isAbsolute, resolve } from "node:path";
+import type { Readable } from "node:stream";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+  ServerCapabilities,
+  Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig, McpTransport } from "../config/mcpJson.js";
+import { ToolgateError } from "../errors.js";
+
+/**
+ * One MCP server of mcp.json, reached with the official SDK client: stdio servers are started as child
+ * processes, `http` servers are spoken to over Streamable HTTP, `sse` servers over the legacy HTTP+SSE
+ * transport. Used by `info`, the console and `serve`.
+ */
+
+/** Where a stdio server's stderr goes: ours (`inherit`), kept for messages (`pipe`), or nowhere (`ignore`). */
+export type UpstreamStderr = "inherit" | "pipe" | "ignore";
+
+export interface UpstreamOptions {
+  /** Default `pipe`: the text is kept (the last {@link STDERR_KEEP_CHARS} characters) and added to errors. */
+  stderr?: UpstreamStderr;
+  /** Called with each chunk of a piped stderr as it arrives (e.g. to prefix and forward it). */
+  onStderr?: (text: string) => void;
+  /** Bound on the handshake and on every request toolgate makes on its own (each tools/list page). */
+  timeoutMs?: number;
+  /** Relative `cwd` entries of stdio servers are resolved against this (the configuration directory). */
+  baseDir?: string;
+  clientInfo?: Implementation;
+  capabilities?: ClientCapabilities;
+  /** Called before the handshake, e.g. to register handlers for requests the server sends the client. */
+  setup?: (client: Client) => void;
+}
+
+export interface Upstream {
+  name: string;
+  transport: McpTransport;
+  client: Client;
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation;
+  instructions: string | undefined;
+  /** The child's pid for stdio servers while it runs; null otherwise. */
+  pid(): number | null;
+  /** What a piped stderr has said so far (its tail); "" otherwise. */
+  stderrText(): string;
+  /** Every tool the server lists, following each `nextCursor`; the first definition wins for a repeated name. */
+  listAllTools(): Promise<Tool[]>;
+  /** Resolves when the connection ends, whether by {@link close} or because the server went away. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+export const STDERR_KEEP_CHARS = 16_384;
+const MAX_PAGES = 1000;
+const STDERR_IN_MESSAGES = 2000;
+
+/** How the server is reached, for messages: never the headers, nor the URL's query (both may hold secrets). */
+export function describeTarget(server: McpServerConfig): string {
+  if (server.transport === "stdio") return [server.command, ...server.args].join(" ");
+  try {
+    const url = new URL(server.url);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // spawn failures say `spawn foo ENOENT`; say what it means.
+    if (code === "ENOENT" && /spawn/.test(error.message)) return `${error.message} (command not found)`;
+    return error.message;
+  }
+  return String(error);
+}
+
+function withStderr(reason: string, stderr: string): string {
+  const tail = stderr.trim();
+  if (tail === "") return reason;
+  const shown = tail.length > STDERR_IN_MESSAGES ? "…" + tail.slice(-STDERR_IN_MESSAGES) : tail;
+  return `${reason}; the server's stderr said:\n${shown}`;
+}
+
+function createTransport(server: McpServerConfig, options: UpstreamOptions): Transport {
+  switch (server.transport) {
+    case "stdio": {
+      const cwd =
+        server.cwd === null
+          ? undefined
+          : isAbsolute(server.cwd) || options.baseDir === undefined
+            ? server.cwd
+            : resolve(options.baseDir, server.cwd);
+      return new StdioClientTransport({
+        command: server.command,
+        args: [...server.args],
+        // The SDK's inherited set (PATH, HOME, …) plus the entry's env: what MCP hosts give their servers, so
+        // toolgate's own secrets (a gateway token) do not leak to every server it starts.
+        env: { ...getDefaultEnvironment(), ...server.env },
+        stderr: options.stderr ?? "pipe",
+        ...(cwd === undefined ? {} : { cwd }),
+      });
+    }
+    case "http":
+      return new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { ...server.headers } },
+      });
+    case "sse":
+      // The SDK adds requestInit's headers to the request opening the event stream as well as to each POST.
+      return new SSEClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } });
+  }
+}
+
+/**
+ * Connects to `server` and completes the MCP handshake. Throws `E_UPSTREAM_CONNECT` naming the server, how it
+ * was reached and why it failed (a command that does not exist, a refused connection, no answer in time, a
+ * server that exited, with what its stderr said); nothing is left running after a failure.
+ */
+export async function connectUpstream(
+  server: McpServerConfig,
+  options: UpstreamOptions = {},
+): Promise<Upstream> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const transport = createTransport(server, options);
+  let stderr = "";
+  if (transport instanceof StdioClientTransport) {
+    const stream = transport.stderr as Readable | null;
+    stream?.on("data", (chunk: Buffer) => {
+      const text = chunk.toString("utf8");
+      stderr = (stderr + text).slice(-STDERR_KEEP_CHARS);
+      options.onStderr?.(text);
+    });
+  }
+  const client = new Client(options.clientInfo ?? { name: "toolgate", version: "0.1.0" }, {
+    capabilities: options.capabilities ?? {},
+  });
+  let markClosed: () => void = () => {};
+  const closed = new Promise<void>((done) => (markClosed = done));
+  client.onclose = () => markClosed();
+  options.setup?.(client);
+
+  const fail = (reason: string): ToolgateError =>
+    new ToolgateError(
+      "E_UPSTREAM_CONNECT",
+      `cannot connect to MCP server '${server.name}' (${server.transport}: ${describeTarget(server)}): ${withStderr(reason, stderr)}`,
+      server.transport === "stdio"
+        ? `check "command", "args" and "cwd" of '${server.name}' in mcp.json`
+        : `check that the server is running and "url" of '${server.name}' in mcp.json`,
+    );
+
+  try {
+    await client.connect(transport, { timeout: timeoutMs, maxTotalTimeout: timeoutMs });
+  } catch (error) {
+    await client.close().catch(() => {});
+    // A child that died before answering has usually said why on stderr; give the pipe a moment to drain.
+    await new Promise((r) => setTimeout(r, 50));
+    const reason = reasonOf(error);
+    throw fail(
+      /timed out/i.test(reason) ? `no answer to initialize within ${timeoutMs} ms (${reason})` : reason,
+    );
+  }
+  const capabilities = client.getServerCapabilities() ?? {};
+  const serverInfo = client.getServerVersion() ?? { name: "(unnamed)", version: "" };
+
+  return {
+    name: server.name,
+    transport: server.transport,
+    client,
+    capabilities,
+    serverInfo,
+    instructions: client.getInstructions(),
+    pid: () => (transport instanceof StdioClientTransport ? transport.pid : null),
+    stderrText: () => stderr,
+    listAllTools: () => listAllTools(server.name, client, capabilities, timeoutMs),
+    closed,
+    close: async () => {
+      await client.close();
+    },
+  };
+}
+
+/**
+ * The full catalog: page after page until no `nextCursor`, bounded in pages and refusing a cursor that comes
+ * back (a server that would page forever). A server without the `tools` capability has no tools.
+ */
+async function listAllTools(
+  name: string,
+  client: Client,
+  capabilities: ServerCapabilities,
+  timeoutMs: number,
+): Promise<Tool[]> {
+  if (capabilities.tools === undefined) return [];
+  const tools: Tool[] = [];
+  const seen = new Set<string>();
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  try {
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+      for (const tool of result.tools) {
+        if (seen.has(tool.name)) continue;
+        seen.add(tool.name);
+        tools.push(tool);
+      }
+      const next = result.nextCursor;
+      if (next === undefined) return tools;
+      if (cursors.has(next)) throw new Error(`tools/list returned the cursor '${next}' a second time`);
+      cursors.add(next);
+      cursor = next;
+    }
+    throw new Error(`tools/list did not end after ${MAX_PAGES} pages`);
+  } catch (error) {
+    throw new ToolgateError(
+      "E_UPSTREAM_TOOLS",
+      `MCP server '${name}' could not list its tools: ${reasonOf(error)}`,
+    );
+  }
+}
+
+/** The capability names a server declared, in a fixed order (tools, resources, prompts, …), for the info view. */
+export function capabilityNames(capabilities: ServerCapabilities): string[] {
+  const order = ["tools", "resources", "prompts", "completions", "logging"];
+  const present = Object.keys(capabilities).filter(
+    (k) => (capabilities as Record<string, unknown>)[k] !== undefined,
+  );
+  const known = order.filter((k) => present.includes(k));
+  const rest = present.filter((k) => !order.includes(k)).sort();
+  return [...known, ...rest];
+}
