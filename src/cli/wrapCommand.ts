@@ -43,6 +43,7 @@ export function registerWrapCommand(program: Command): void {
       DEFAULT_MAX_FRAME_BYTES,
     )
     .argument("<command...>", "the server command and its arguments (after --)")
+    .usage("[options] -- <server-command> [args...]")
     .passThroughOptions()
     .action(async (command: string[], options: WrapOptions) => {
       process.exit(await wrap(command, options));
