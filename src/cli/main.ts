@@ -1,4 +1,6 @@
 import { Command, CommanderError } from "commander";
+import { registerInfoCommand } from "./infoCommand.js";
+import { registerListCommand } from "./listCommand.js";
 import { registerPolicyCommands } from "./policyCommands.js";
 import { registerWrapCommand } from "./wrapCommand.js";
 
@@ -12,6 +14,8 @@ const program = new Command("toolgate")
 
 registerPolicyCommands(program);
 registerWrapCommand(program);
+registerInfoCommand(program);
+registerListCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {

@@ -1,0 +1,17 @@
+import { ToolgateError } from "../errors.js";
+
+/** `error CODE: message`, then `  hint: …` when there is a hint; each line ends in a newline. */
+export function errorText(code: string, message: string, hint?: string): string {
+  return `error ${code}: ${message}\n` + (hint === undefined ? "" : `  hint: ${hint}\n`);
+}
+
+/** Any error as errorText; errors without a code are E_INTERNAL. */
+export function describeError(error: unknown): string {
+  if (error instanceof ToolgateError) return errorText(error.code, error.message, error.hint);
+  return errorText("E_INTERNAL", error instanceof Error ? error.message : String(error));
+}
+
+/** On stderr, the first line prefixed with `toolgate: `. */
+export function printError(text: string): void {
+  process.stderr.write(`toolgate: ${text}`);
+}
