@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
 import type { ConfigDir, ContextSelection } from "../config/configDirModel.js";
 import { formatDiagnostic, hasErrors, type Diagnostic } from "../config/diagnostics.js";
@@ -38,7 +38,11 @@ export function addContextOptions(command: Command, withPolicy = true): Command 
     .option("--role <name>", "active role (roles/<name>.md)")
     .option("--agent <name>", "active agent (agents/<name>/config.yaml or graph.yaml)")
     .option("--session <name>", "active session (sessions/<name>.yaml)")
-    .option("--skill <name>", "load a skill (skills/<name>/SKILL.md); repeatable, in load order", collect, [])
+    .addOption(
+      new Option("--skill <name>", "load a skill (skills/<name>/SKILL.md); repeatable, in load order")
+        .argParser(collect)
+        .default([], "none"),
+    )
     .option("--node <id>", "active node of the graph agent");
   if (withPolicy) command.option("--policy <file>", POLICY_FLAG_HELP);
   return command;

@@ -10,8 +10,10 @@ import { PolicyProxy } from "../gateway/policyProxy.js";
 import { compilePolicy } from "../policy/compile.js";
 import { allowAllGate, createPolicyGate } from "../policy/policyGate.js";
 import { runStdioWrap } from "../transports/stdioWrap.js";
+import { addContextOptions } from "./contextOptions.js";
+import { planConfigDirWrap, usesConfigDir, type WrapConfigFlags, type WrapPlan } from "./wrapConfigDir.js";
 
-interface WrapOptions {
+interface WrapOptions extends WrapConfigFlags {
   policy?: string;
   auditLog?: string;
   dryRun?: boolean;
@@ -25,10 +27,19 @@ const EXIT_BAD_INPUT = 2;
 
 /** `toolgate wrap [options] -- CMD [ARGS…]`: the stdio policy proxy around one MCP server. */
 export function registerWrapCommand(program: Command): void {
-  program
+  const command = program
     .command("wrap")
     .description("run an MCP server behind the policy: filtered tools/list, decided tools/call, audit log")
-    .option("--policy <file>", "policy file (v2 or legacy v1); without it every tool is allowed")
+    .option(
+      "--policy <file>",
+      "policy file (v2 or legacy v1); without it every tool is allowed; with --server it wins over config.yaml's policy:",
+    )
+    .option(
+      "--server <name>",
+      "apply the filter layers of this mcp.json server of the configuration directory; " +
+        "its command is run when none is given after -- (a command after -- wins)",
+    );
+  addContextOptions(command, false)
     .option("--audit-log <file>", "append one JSON line per decision to this file")
     .option(
       "--dry-run",
@@ -42,8 +53,10 @@ export function registerWrapCommand(program: Command): void {
       positiveInteger,
       DEFAULT_MAX_FRAME_BYTES,
     )
-    .argument("<command...>", "the server command and its arguments (after --)")
-    .usage("[options] -- <server-command> [args...]")
+    .argument("[command...]", "the server command and its arguments (after --)")
+    .usage(
+      "[options] -- <server-command> [args...]  |  --server <name> [options] [-- <server-command> [args...]]",
+    )
     .passThroughOptions()
     .action(async (command: string[], options: WrapOptions) => {
       process.exit(await wrap(command, options));
@@ -54,8 +67,10 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
   const log = (line: string): void => {
     process.stderr.write(`toolgate: ${line}\n`);
   };
-  const policy = loadPolicy(options.policy);
-  if (policy === "unusable") return EXIT_BAD_INPUT;
+  const plan = usesConfigDir(options)
+    ? planConfigDirWrap(command, options, log)
+    : planPlainWrap(command, options, log);
+  if (plan === null) return EXIT_BAD_INPUT;
 
   let audit: AuditSink | null = null;
   if (options.auditLog !== undefined) {
@@ -67,15 +82,12 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
     }
   }
 
-  const [program, ...args] = command;
-  if (program === undefined) {
-    log("wrap needs the server command after --");
-    return EXIT_BAD_INPUT;
-  }
   try {
     return await runStdioWrap({
-      command: program,
-      args,
+      command: plan.command,
+      args: plan.args,
+      ...(plan.env === undefined ? {} : { env: plan.env }),
+      ...(plan.cwd === undefined ? {} : { cwd: plan.cwd }),
       maxFrameBytes: options.maxFrameBytes,
       log,
       // Called right after the server is spawned: compiling the policy's schemas then overlaps with the
@@ -83,12 +95,13 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
       createHandler: (peers) =>
         new PolicyProxy(
           {
-            gate: policy === null ? allowAllGate() : createPolicyGate(compilePolicy(policy)),
+            gate: plan.createGate(),
             audit,
             session: options.label ?? randomBytes(8).toString("hex"),
             dryRun: options.dryRun === true,
             verbose: options.verbose === true,
             log,
+            ...(plan.onCatalog === undefined ? {} : { onCatalog: plan.onCatalog }),
           },
           peers,
         ),
@@ -96,6 +109,26 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
   } finally {
     audit?.close();
   }
+}
+
+/** `wrap [--policy P] -- CMD ARGS…`: the command as given, the policy file alone. */
+function planPlainWrap(
+  command: readonly string[],
+  options: WrapOptions,
+  log: (line: string) => void,
+): WrapPlan | null {
+  const policy = loadPolicy(options.policy);
+  if (policy === "unusable") return null;
+  const [program, ...args] = command;
+  if (program === undefined) {
+    log("wrap needs the server command after -- (or --server <name> to run one from mcp.json)");
+    return null;
+  }
+  return {
+    command: program,
+    args,
+    createGate: () => (policy === null ? allowAllGate() : createPolicyGate(compilePolicy(policy))),
+  };
 }
 
 /**

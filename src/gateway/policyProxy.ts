@@ -50,6 +50,8 @@ export interface PolicyProxyOptions {
   log: (line: string) => void;
   /** Bound on each request toolgate sends on its own (catalog pages, the probe) and on waiting for them. */
   privateRequestTimeoutMs?: number;
+  /** Called with the tool names each time toolgate has fetched the server's full catalog. */
+  onCatalog?: (tools: readonly string[]) => void;
 }
 
 /** Where the proxy's output goes; the transport serializes (JSON.stringify of the object given). */
@@ -119,6 +121,7 @@ export class PolicyProxy {
     this.catalog = new ToolCatalog(
       (cursor) => this.privateRequests.request("tools/list", cursor === undefined ? {} : { cursor }),
       options.log,
+      options.onCatalog === undefined ? undefined : (tools) => options.onCatalog!([...tools.keys()]),
     );
   }
 

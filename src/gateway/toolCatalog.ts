@@ -25,6 +25,8 @@ export class ToolCatalog {
   constructor(
     private readonly fetchPage: (cursor: string | undefined) => Promise<JsonRpcResponse>,
     private readonly log: (line: string) => void,
+    /** Told about every catalog fetched (e.g. to warn about whitelist patterns that match none of it). */
+    private readonly onFetched?: (tools: ReadonlyMap<string, ListedTool>) => void,
   ) {}
 
   /** The server did not declare the `tools` capability: it has no tools, nothing to fetch. */
@@ -65,6 +67,11 @@ export class ToolCatalog {
         (tools) => {
           this.tools = tools;
           this.fetchedEpoch = epoch;
+          try {
+            this.onFetched?.(tools);
+          } catch (error) {
+            this.log(`catalog listener failed: ${error instanceof Error ? error.message : String(error)}`);
+          }
         },
         (error: unknown) => {
           this.tools = null;

@@ -12,6 +12,9 @@ export function exitStatus(code: number | null, signal: NodeJS.Signals | null): 
 export interface ChildServerOptions {
   command: string;
   args: readonly string[];
+  /** Unset: ours. */
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
   /** Between closing the server's stdin and SIGTERM, and between SIGTERM and SIGKILL. */
   graceMs: number;
 }
@@ -27,7 +30,11 @@ export class ChildServer {
   private exited = false;
 
   constructor(options: ChildServerOptions) {
-    this.process = spawn(options.command, [...options.args], { stdio: ["pipe", "pipe", "inherit"] });
+    this.process = spawn(options.command, [...options.args], {
+      stdio: ["pipe", "pipe", "inherit"],
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+    });
     this.graceMs = options.graceMs;
     this.closed = new Promise<number>((resolve, reject) => {
       this.process.once("error", (error) => {

@@ -16,6 +16,9 @@ export interface FrameHandler {
 export interface StdioWrapOptions {
   command: string;
   args: readonly string[];
+  /** The server's environment and working directory; unset: ours. */
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
   maxFrameBytes: number;
   /** Builds the proxy once the peers exist. */
   createHandler(peers: ProxyPeers): FrameHandler;
@@ -39,6 +42,8 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
   const child = new ChildServer({
     command: options.command,
     args: options.args,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     graceMs: options.graceMs ?? 2000,
   });
 

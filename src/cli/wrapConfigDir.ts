@@ -1,0 +1,143 @@
+import { homedir } from "node:os";
+import { isAbsolute, resolve } from "node:path";
+import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
+import { formatDiagnostic, hasErrors } from "../config/diagnostics.js";
+import { loadPolicyFile } from "../config/policyLoader.js";
+import type { Policy } from "../config/policyModel.js";
+import { describeTarget } from "../gateway/upstream.js";
+import { compilePolicy } from "../policy/compile.js";
+import { deadPatternDiagnostics, deadPatterns } from "../policy/explain.js";
+import type { ToolGate } from "../policy/gate.js";
+import { resolveLayers } from "../policy/layers.js";
+import { serverFilter } from "../policy/serverFilter.js";
+import {
+  hasSelectionFlags,
+  policyLocation,
+  printDiagnostics,
+  selectionOf,
+  type ContextFlags,
+} from "./contextOptions.js";
+import { describeError, errorText } from "./errorReport.js";
+import { lookupEnabledServer } from "./serverLookup.js";
+
+/**
+ * `toolgate wrap --config-dir D --server S [--role …]… [-- CMD ARGS…]`: the layers of server S in that context
+ * apply in addition to the policy (`--policy`, else config.yaml's `policy:`), through the same server filter as
+ * `info` and `serve`. Without a command after `--`, S's own stdio command from mcp.json is run.
+ */
+export interface WrapConfigFlags extends ContextFlags {
+  server?: string;
+}
+
+/** What `wrap` runs and how it decides. */
+export interface WrapPlan {
+  command: string;
+  args: string[];
+  /** Unset: the wrapper's own environment and working directory. */
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Called once the server is spawned, so compiling the policy overlaps the server's start-up. */
+  createGate(): ToolGate;
+  /** Called with the tool names each time the catalog is fetched. */
+  onCatalog?: (tools: readonly string[]) => void;
+}
+
+/** True when any flag asks for the configuration directory. */
+export function usesConfigDir(flags: WrapConfigFlags): boolean {
+  return flags.server !== undefined || flags.configDir !== undefined || hasSelectionFlags(flags);
+}
+
+/** The plan, or null after explaining on stderr why toolgate will not start (exit 2). */
+export function planConfigDirWrap(
+  command: readonly string[],
+  flags: WrapConfigFlags,
+  log: (line: string) => void,
+): WrapPlan | null {
+  if (flags.server === undefined) {
+    log(
+      "--config-dir, --role, --agent, --session, --skill and --node need --server <name>: " +
+        "the mcp.json server whose filter layers apply",
+    );
+    return null;
+  }
+  const name = flags.server;
+  const dir = resolveConfigDirPath(flags.configDir, process.env, homedir());
+  const selection = selectionOf(flags);
+  const loaded = loadConfigDir(dir, selection);
+  printDiagnostics(loaded.diagnostics);
+  if (hasErrors(loaded.diagnostics)) {
+    log(`the configuration in ${dir} has errors (see above); the server was not started`);
+    return null;
+  }
+  const config = loaded.config;
+  const found = lookupEnabledServer(config, selection, name);
+  if (!found.ok) {
+    log(errorText(found.code, found.message, found.hint).trimEnd());
+    return null;
+  }
+  let layers;
+  try {
+    layers = resolveLayers(config, selection, name);
+  } catch (error) {
+    log(describeError(error).trimEnd());
+    return null;
+  }
+
+  const location = policyLocation(config, flags.policy);
+  let policy: Policy | null = null;
+  if (location !== null) {
+    const read = loadPolicyFile(location.path);
+    printDiagnostics(read.diagnostics);
+    if (read.policy === null) {
+      log(`policy '${location.shown}' cannot be used; the server was not started`);
+      return null;
+    }
+    policy = read.policy;
+  }
+  const shownPath = location?.shown ?? "";
+  const createGate = (): ToolGate =>
+    serverFilter(
+      config,
+      selection,
+      name,
+      policy === null ? null : { compiled: compilePolicy(policy), shownPath },
+    ).gate;
+
+  let lastWarnings = "";
+  const onCatalog = (tools: readonly string[]): void => {
+    // Spec: dead patterns are logged when the catalog is fetched; a refetch that finds the same ones stays quiet.
+    const warnings = deadPatternDiagnostics(name, deadPatterns(layers, tools));
+    const text = warnings.map(formatDiagnostic).join("\n");
+    if (text === lastWarnings) return;
+    lastWarnings = text;
+    printDiagnostics(warnings);
+  };
+
+  const server = found.server;
+  const [program, ...args] = command;
+  if (program !== undefined) {
+    log(
+      `running the command after -- instead of the entry of '${name}' in mcp.json` +
+        (server.transport === "stdio" ? ` (${describeTarget(server)})` : ""),
+    );
+    return { command: program, args, createGate, onCatalog };
+  }
+  if (server.transport !== "stdio") {
+    log(
+      `MCP server '${name}' is an ${server.transport} server, and wrap runs a stdio server: ` +
+        `give the command to run after --`,
+    );
+    return null;
+  }
+  const cwd =
+    server.cwd === null ? undefined : isAbsolute(server.cwd) ? server.cwd : resolve(config.dir, server.cwd);
+  return {
+    command: server.command,
+    args: [...server.args],
+    // A drop-in for the entry: the client's environment plus the entry's env.
+    env: { ...process.env, ...server.env },
+    ...(cwd === undefined ? {} : { cwd }),
+    createGate,
+    onCatalog,
+  };
+}
