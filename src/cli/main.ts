@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { registerInfoCommand } from "./infoCommand.js";
 import { registerListCommand } from "./listCommand.js";
 import { registerPolicyCommands } from "./policyCommands.js";
+import { registerServeCommand } from "./serveCommand.js";
 import { registerWrapCommand } from "./wrapCommand.js";
 
 const program = new Command("toolgate")
@@ -16,6 +17,7 @@ registerPolicyCommands(program);
 registerWrapCommand(program);
 registerInfoCommand(program);
 registerListCommand(program);
+registerServeCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {

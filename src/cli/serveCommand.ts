@@ -1,0 +1,300 @@
+import { randomBytes } from "node:crypto";
+import { InvalidArgumentError, type Command } from "commander";
+import { JsonlFileSink } from "../audit/jsonlFileSink.js";
+import type { AuditSink } from "../audit/sink.js";
+import { loadConfigDir, sortDiagnostics } from "../config/configDir.js";
+import type { ConfigDir, ContextSelection } from "../config/configDirModel.js";
+import { formatDiagnostic, hasErrors, type Diagnostic } from "../config/diagnostics.js";
+import { DEFAULT_MAX_FRAME_BYTES } from "../gateway/frames.js";
+import { connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../gateway/upstream.js";
+import { GatewaySession, type ServeMode } from "../serve/gatewaySession.js";
+import { buildSessionContext } from "../serve/sessionContext.js";
+import { loadTokensFile, MIN_TOKEN_LENGTH, tokenDigest } from "../serve/tokensFile.js";
+import { DEFAULT_BACKOFF } from "../serve/upstreamLink.js";
+import { DEFAULT_MAX_BODY_BYTES, startHttpServer } from "../transports/httpServer.js";
+import { StrictStdioServerTransport } from "../transports/stdioServerTransport.js";
+import { addContextOptions, hasSelectionFlags, loadContext, type ContextFlags } from "./contextOptions.js";
+import type { ActivePolicy } from "../policy/policyLayer.js";
+
+interface ServeFlags extends ContextFlags {
+  stdio?: boolean;
+  http?: number;
+  host: string;
+  mode: ServeMode;
+  token?: string;
+  tokens?: string;
+  allowedOrigin: string[];
+  allowedHost: string[];
+  maxBodyBytes: number;
+  maxSessions: number;
+  sessionIdleTimeout: number;
+  auditLog?: string;
+  requestTimeout: number;
+}
+
+const EXIT_BAD_INPUT = 2;
+/** A forwarded request may take this long (reset by each progress notification) unless the client cancels. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function integer(min: number, what: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < min) {
+      throw new InvalidArgumentError(`expected ${what}`);
+    }
+    return n;
+  };
+}
+
+function modeOption(value: string): ServeMode {
+  if (value !== "direct" && value !== "meta") throw new InvalidArgumentError("expected direct or meta");
+  return value;
+}
+
+/** `toolgate serve`: one MCP server in front of every enabled server of the configuration directory. */
+export function registerServeCommand(program: Command): void {
+  const command = program
+    .command("serve")
+    .description(
+      "one MCP server in front of every enabled server of the configuration directory, over stdio or Streamable HTTP, with the same decisions for listing and calling",
+    );
+  addContextOptions(command)
+    .option("--stdio", "serve one client on stdin/stdout (the default)")
+    .option(
+      "--http <port>",
+      "serve Streamable HTTP on this port (0: any free port)",
+      integer(0, "a port number"),
+    )
+    .option("--host <address>", "address to bind with --http", "127.0.0.1")
+    .option(
+      "--mode <mode>",
+      "direct (<server>__<tool> tools) or meta (mcp_search/describe/invoke_<server>)",
+      modeOption,
+      "direct",
+    )
+    .option(
+      "--token <token>",
+      `bearer token clients must send (--http; else $TOOLGATE_TOKEN; at least ${MIN_TOKEN_LENGTH} characters)`,
+    )
+    .option(
+      "--tokens <file>",
+      "YAML list of tokens, each bound to a context (role, agent, session, skills, node)",
+    )
+    .option(
+      "--allowed-origin <origin>",
+      "an Origin browsers may call from (repeatable); others get 403",
+      collect,
+      [],
+    )
+    .option(
+      "--allowed-host <host>",
+      "another Host name clients may use (repeatable); others get 403",
+      collect,
+      [],
+    )
+    .option(
+      "--max-body-bytes <n>",
+      "largest accepted request body (413 above)",
+      integer(1, "a positive integer"),
+      DEFAULT_MAX_BODY_BYTES,
+    )
+    .option(
+      "--max-sessions <n>",
+      "most concurrent HTTP sessions (503 above)",
+      integer(1, "a positive integer"),
+      32,
+    )
+    .option(
+      "--session-idle-timeout <seconds>",
+      "close an HTTP session (and stop its servers) after this long without requests",
+      integer(1, "seconds"),
+      1800,
+    )
+    .option(
+      "--request-timeout <ms>",
+      "bound on one forwarded request, reset by progress",
+      integer(1, "milliseconds"),
+      DEFAULT_REQUEST_TIMEOUT_MS,
+    )
+    .option("--audit-log <file>", "append one JSON line per decision to this file")
+    .action(async (flags: ServeFlags) => {
+      const status = await serve(flags);
+      if (status !== null) process.exit(status);
+    });
+}
+
+function fail(message: string): number {
+  process.stderr.write(`toolgate: ${message}\n`);
+  return EXIT_BAD_INPUT;
+}
+
+interface ClientContext {
+  client: string;
+  selection: ContextSelection;
+  config: ConfigDir;
+  digest?: Buffer;
+}
+
+/** Resolves to an exit status, or null while serving HTTP (the process then runs until a signal). */
+async function serve(flags: ServeFlags): Promise<number | null> {
+  const log = (line: string): void => void process.stderr.write(`toolgate: ${line}\n`);
+  const http = flags.http !== undefined;
+  if (http && flags.stdio === true) return fail("choose one of --stdio and --http");
+  const httpOnly: Array<[boolean, string]> = [
+    [flags.token !== undefined, "--token"],
+    [flags.tokens !== undefined, "--tokens"],
+    [flags.allowedOrigin.length > 0, "--allowed-origin"],
+    [flags.allowedHost.length > 0, "--allowed-host"],
+  ];
+  for (const [given, flag] of httpOnly) if (given && !http) return fail(`${flag} applies to --http only`);
+  if (flags.token !== undefined && flags.tokens !== undefined)
+    return fail("choose one of --token and --tokens");
+  if (flags.tokens !== undefined && hasSelectionFlags(flags)) {
+    return fail(
+      "with --tokens each token carries its own context: move --role/--agent/--session/--skill/--node into the tokens file",
+    );
+  }
+
+  const loaded = loadContext(flags);
+  if (loaded === null) return EXIT_BAD_INPUT;
+  const { policy } = loaded;
+
+  const clients: ClientContext[] = [];
+  if (!http) {
+    clients.push({ client: "stdio", selection: loaded.selection, config: loaded.config });
+  } else if (flags.tokens !== undefined) {
+    const { entries, diagnostics } = loadTokensFile(flags.tokens);
+    const all: Diagnostic[] = [...diagnostics];
+    for (const entry of entries) {
+      const dir = loadConfigDir(loaded.dir, entry.selection);
+      all.push(...dir.diagnostics.filter((d) => d.severity === "error"));
+      clients.push({
+        client: entry.label,
+        selection: entry.selection,
+        config: dir.config,
+        digest: entry.digest,
+      });
+    }
+    const unique = [...new Map(sortDiagnostics(all).map((d) => [formatDiagnostic(d), d])).values()];
+    for (const d of unique) process.stderr.write(formatDiagnostic(d) + "\n");
+    if (hasErrors(unique))
+      return fail(`the tokens file ${flags.tokens} or the contexts it names have errors (see above)`);
+  } else {
+    const token = flags.token ?? process.env["TOOLGATE_TOKEN"];
+    if (token === undefined || token === "") {
+      return fail("serve --http needs a bearer token: --token T, $TOOLGATE_TOKEN, or --tokens FILE");
+    }
+    if (token.length < MIN_TOKEN_LENGTH)
+      return fail(`the bearer token must be at least ${MIN_TOKEN_LENGTH} characters long`);
+    clients.push({
+      client: "token",
+      selection: loaded.selection,
+      config: loaded.config,
+      digest: tokenDigest(token),
+    });
+  }
+
+  // Every context must work before anything starts: configuration mistakes are start-up errors.
+  for (const c of clients) {
+    const built = buildSessionContext(c.config, c.selection, policy, c.client);
+    if (!built.ok) {
+      for (const d of built.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+      return fail(`cannot serve ${c.client} (see above)`);
+    }
+  }
+
+  let audit: AuditSink | null = null;
+  if (flags.auditLog !== undefined) {
+    try {
+      audit = new JsonlFileSink(flags.auditLog);
+    } catch (error) {
+      return fail(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  const newSession = (c: ClientContext, sessionId: string): GatewaySession => {
+    const built = buildSessionContext(c.config, c.selection, policy, c.client);
+    if (!built.ok) throw new Error(built.diagnostics.map(formatDiagnostic).join("; "));
+    return new GatewaySession({
+      mode: flags.mode,
+      context: built.context,
+      sessionId,
+      audit,
+      connect: connectUpstream,
+      baseDir: loaded.dir,
+      upstreamTimeoutMs: DEFAULT_UPSTREAM_TIMEOUT_MS,
+      requestTimeoutMs: flags.requestTimeout,
+      backoff: DEFAULT_BACKOFF,
+      log,
+    });
+  };
+
+  if (!http) return serveStdio(clients[0]!, newSession, audit, log);
+  return serveHttp(flags, clients, newSession, audit, policy, log);
+}
+
+async function serveStdio(
+  client: ClientContext,
+  newSession: (c: ClientContext, id: string) => GatewaySession,
+  audit: AuditSink | null,
+  log: (line: string) => void,
+): Promise<number> {
+  const session = newSession(client, randomBytes(8).toString("hex"));
+  const closed = new Promise<void>((resolve) => (session.onclose = resolve));
+  const transport = new StrictStdioServerTransport(
+    process.stdin,
+    process.stdout,
+    DEFAULT_MAX_FRAME_BYTES,
+    log,
+  );
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => void session.close());
+  }
+  await session.connect(transport);
+  await closed;
+  audit?.close();
+  return 0;
+}
+
+async function serveHttp(
+  flags: ServeFlags,
+  clients: ClientContext[],
+  newSession: (c: ClientContext, id: string) => GatewaySession,
+  audit: AuditSink | null,
+  _policy: ActivePolicy | null,
+  log: (line: string) => void,
+): Promise<number | null> {
+  const identities = clients.map((c) => ({ digest: c.digest!, label: c.client, context: c }));
+  let server;
+  try {
+    server = await startHttpServer({
+      host: flags.host,
+      port: flags.http!,
+      tokens: identities,
+      allowedOrigins: flags.allowedOrigin,
+      allowedHosts: flags.allowedHost,
+      maxBodyBytes: flags.maxBodyBytes,
+      maxSessions: flags.maxSessions,
+      idleTimeoutMs: flags.sessionIdleTimeout * 1000,
+      createSession: (identity, sessionId) => newSession(identity.context, sessionId),
+      log,
+    });
+  } catch (error) {
+    return fail(
+      `cannot listen on ${flags.host}:${flags.http}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  log(`serving MCP (${flags.mode} mode) on ${server.url}`);
+  const stop = (): void => {
+    void server.close().then(() => {
+      audit?.close();
+      process.exit(0);
+    });
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
+  return null;
+}

@@ -1,0 +1,523 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  ErrorCode,
+  ResultSchema,
+  SetLevelRequestSchema,
+  type ClientCapabilities,
+  type JSONRPCRequest,
+  type LoggingLevel,
+  type Notification,
+  type RequestId,
+  type ServerNotification,
+  type ServerRequest,
+  type ServerResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { AuditSink } from "../audit/sink.js";
+import { REQUEST_REFUSED } from "../gateway/jsonRpc.js";
+import type { Upstream } from "../gateway/upstream.js";
+import type { SessionCounters } from "../policy/decision.js";
+import { decodeCursor, encodeCursor, type ListPosition } from "./cursor.js";
+import { exposedName, exposedResourceUri, splitExposedName, splitResourceUri } from "./naming.js";
+import { isConnectionLoss, relayed, RelayedError } from "./relay.js";
+import { ServeAudit } from "./serveAudit.js";
+import type { SessionContext } from "./sessionContext.js";
+import { ToolRouter, type ServerSlot } from "./toolRouter.js";
+import { UpstreamLink, UpstreamUnavailable, type Backoff, type ConnectUpstream } from "./upstreamLink.js";
+import {
+  rewritePromptResult,
+  rewriteReadResult,
+  rewriteResourceList,
+  rewriteTemplateList,
+} from "./uriRewrite.js";
+
+export type ServeMode = "direct" | "meta";
+
+export interface SessionOptions {
+  mode: ServeMode;
+  context: SessionContext;
+  /** The MCP session id (HTTP) or a random label (stdio): recorded in every audit event. */
+  sessionId: string;
+  audit: AuditSink | null;
+  connect: ConnectUpstream;
+  /** Relative `cwd` of stdio servers is resolved against this (the configuration directory). */
+  baseDir?: string;
+  /** Bound on connecting to a server and on each request toolgate makes on its own (catalog pages). */
+  upstreamTimeoutMs: number;
+  /** Bound on a forwarded request (reset by progress); the client's cancellation ends it sooner. */
+  requestTimeoutMs: number;
+  backoff: Backoff;
+  log: (line: string) => void;
+}
+
+export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Json = Record<string, unknown>;
+
+/** What an upstream server may ask the client, forwarded to this session's client and answered back. */
+const SERVER_TO_CLIENT_REQUESTS = new Set(["sampling/createMessage", "elicitation/create", "roots/list"]);
+const MAX_EMPTY_PAGES = 1000;
+
+export const SERVE_SERVER_INFO = { name: "toolgate", version: "0.1.0" };
+
+/**
+ * One client session of `toolgate serve`: an SDK server facing the client and, per enabled server, an
+ * {@link UpstreamLink} facing that server. Tools go through the {@link ToolRouter} (one decision for lists,
+ * searches, descriptions and calls); resources, templates, prompts, completion and logging are routed by
+ * name or URI; what servers send the client (notifications, sampling, elicitation, roots) reaches this
+ * session's client only, because each session has its own upstream connections.
+ */
+export class GatewaySession {
+  readonly server: Server;
+  private readonly slots = new Map<string, ServerSlot>();
+  private readonly order: string[];
+  private readonly counters: SessionCounters = { requests: 0, toolCalls: 0 };
+  private readonly audit: ServeAudit;
+  private readonly tools: ToolRouter;
+  /** Client requests waiting on each server, oldest first: where a server's own messages are related to. */
+  private readonly inFlight = new Map<string, RequestId[]>();
+  private logLevel: LoggingLevel | null = null;
+  /** Resource subscriptions per server (the server's own URIs), renewed after a reconnection. */
+  private readonly subscriptions = new Map<string, Set<string>>();
+  private closed = false;
+  onclose: (() => void) | undefined;
+
+  constructor(private readonly options: SessionOptions) {
+    const { context } = options;
+    this.server = new Server(SERVE_SERVER_INFO, {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        prompts: { listChanged: true },
+        completions: {},
+        logging: {},
+      },
+    });
+    this.audit = new ServeAudit(
+      options.audit,
+      options.sessionId,
+      context.client,
+      context.policy.policyDigest,
+      options.log,
+    );
+    this.order = context.servers.map((s) => s.name);
+    for (const config of context.servers) {
+      const name = config.name;
+      const link = new UpstreamLink({
+        server: config,
+        connect: options.connect,
+        capabilities: () => this.mirroredCapabilities(),
+        ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }),
+        timeoutMs: options.upstreamTimeoutMs,
+        backoff: options.backoff,
+        hooks: {
+          setup: (client) => this.setupUpstreamClient(name, client),
+          onUp: (upstream, reconnected) => this.upstreamUp(name, upstream, reconnected),
+          onDown: () => {},
+          log: options.log,
+        },
+      });
+      this.slots.set(name, { name, config, gate: context.gates.get(name)!, link });
+    }
+    this.tools = new ToolRouter({
+      mode: options.mode,
+      slots: this.slots,
+      order: this.order,
+      counters: this.counters,
+      policy: context.policy,
+      audit: this.audit,
+      forward: (slot, method, params, extra) => this.forward(slot, method, params, extra),
+      log: options.log,
+    });
+
+    this.server.fallbackRequestHandler = (request, extra) =>
+      this.handle(request, extra) as Promise<ServerResult>;
+    this.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      this.countRequest(request.method);
+      await this.setLogLevel(request.params.level);
+      return {};
+    });
+    this.server.fallbackNotificationHandler = async (notification) => this.fromClient(notification);
+    this.server.onclose = () => void this.shutdown();
+  }
+
+  get mode(): ServeMode {
+    return this.options.mode;
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    await this.server.connect(transport);
+  }
+
+  /** Ends the session: its upstream connections (and the servers it started) are closed. */
+  async close(): Promise<void> {
+    await this.server.close().catch(() => {});
+    await this.shutdown();
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.slots.values()].map((s) => s.link.close()));
+    this.onclose?.();
+  }
+
+  // ---- client → toolgate -------------------------------------------------------------------------------
+
+  private async handle(request: JSONRPCRequest, extra: Extra): Promise<Json> {
+    try {
+      return await this.route(request, extra);
+    } catch (error) {
+      // A server that is down answers every request at once with why, as a JSON-RPC error.
+      if (error instanceof UpstreamUnavailable)
+        throw new RelayedError(ErrorCode.InternalError, error.message);
+      throw error;
+    }
+  }
+
+  private async route(request: JSONRPCRequest, extra: Extra): Promise<Json> {
+    const params = (request.params ?? {}) as Json;
+    if (request.method === "tools/call") return this.tools.call(request.id, params, extra);
+    this.countRequest(request.method, request.id);
+    switch (request.method) {
+      case "tools/list":
+        return this.tools.list(request.id);
+      case "resources/list":
+        return this.aggregatedList("resources/list", "resources", params, extra);
+      case "resources/templates/list":
+        return this.aggregatedList("resources/templates/list", "resourceTemplates", params, extra);
+      case "prompts/list":
+        return this.aggregatedList("prompts/list", "prompts", params, extra);
+      case "resources/read":
+      case "resources/subscribe":
+      case "resources/unsubscribe":
+        return this.resourceRequest(request.method, params, extra);
+      case "prompts/get":
+        return this.getPrompt(params, extra);
+      case "completion/complete":
+        return this.complete(params, extra);
+      default:
+        throw new RelayedError(ErrorCode.MethodNotFound, "Method not found");
+    }
+  }
+
+  /**
+   * Counts a non-call request against `max_requests_total` (DESIGN §4) and refuses it when the limit is
+   * reached, with the same error `wrap` answers.
+   */
+  private countRequest(method: string, requestId: RequestId = "(setLevel)"): void {
+    const before = { requests: this.counters.requests, toolCalls: this.counters.toolCalls };
+    this.counters.requests++;
+    if (!this.options.context.policy.requestLimitReached(before)) return;
+    const reason = `limit reached: this session already made ${before.requests} requests, the policy's limits.max_requests_total`;
+    this.audit.refused(requestId, method, "E_RATE_LIMIT", null, reason);
+    throw new RelayedError(REQUEST_REFUSED, `Request refused by policy: E_RATE_LIMIT ${reason}`, {
+      error_code: "E_RATE_LIMIT",
+      reason,
+    });
+  }
+
+  private slotOf(server: string): ServerSlot | undefined {
+    return this.slots.get(server);
+  }
+
+  /**
+   * One page of an aggregated list: one page of one server, servers in mcp.json order; the cursor names the
+   * server and its own cursor. Servers that are down or lack the capability are skipped (and logged).
+   */
+  private async aggregatedList(
+    method: "resources/list" | "resources/templates/list" | "prompts/list",
+    field: "resources" | "resourceTemplates" | "prompts",
+    params: Json,
+    extra: Extra,
+  ): Promise<Json> {
+    let position: ListPosition | null;
+    if (params.cursor === undefined) {
+      position = this.order.length === 0 ? null : { server: this.order[0]!, cursor: null };
+    } else {
+      position = typeof params.cursor === "string" ? decodeCursor(params.cursor, this.order) : null;
+      if (position === null) throw new RelayedError(ErrorCode.InvalidParams, "Invalid cursor");
+    }
+    const capability = method === "prompts/list" ? "prompts" : "resources";
+    for (let page = 0; position !== null && page < MAX_EMPTY_PAGES; page++) {
+      const index = this.order.indexOf(position.server);
+      const slot = this.slots.get(position.server)!;
+      const following: ListPosition | null =
+        index + 1 < this.order.length ? { server: this.order[index + 1]!, cursor: null } : null;
+      let items: unknown[] = [];
+      let next = following;
+      try {
+        const upstream = await slot.link.ready();
+        if (upstream.capabilities[capability] !== undefined) {
+          const result = await this.forward(
+            slot,
+            method,
+            position.cursor === null ? {} : { cursor: position.cursor },
+            extra,
+          );
+          const listed = Array.isArray(result[field]) ? (result[field] as unknown[]) : [];
+          items =
+            field === "resources"
+              ? rewriteResourceList(listed, slot.name)
+              : field === "resourceTemplates"
+                ? rewriteTemplateList(listed, slot.name)
+                : listed.map((p) =>
+                    typeof p === "object" && p !== null && typeof (p as Json).name === "string"
+                      ? { ...(p as Json), name: exposedName(slot.name, (p as Json).name as string) }
+                      : p,
+                  );
+          if (typeof result.nextCursor === "string") next = { server: slot.name, cursor: result.nextCursor };
+        }
+      } catch (error) {
+        if (extra.signal.aborted) throw error;
+        this.options.log(`${method}: skipped MCP server '${slot.name}': ${messageOf(error)}`);
+      }
+      if (items.length > 0 || next === null) {
+        return next === null ? { [field]: items } : { [field]: items, nextCursor: encodeCursor(next) };
+      }
+      position = next;
+    }
+    return { [field]: [] };
+  }
+
+  private async resourceRequest(method: string, params: Json, extra: Extra): Promise<Json> {
+    const uri = params.uri;
+    const split = typeof uri === "string" ? splitResourceUri(uri) : null;
+    const slot = split === null ? undefined : this.slotOf(split.server);
+    if (split === null || slot === undefined) {
+      throw new RelayedError(ErrorCode.InvalidParams, `Resource ${String(uri)} not found`);
+    }
+    const result = await this.forward(slot, method, { ...params, uri: split.uri }, extra);
+    if (method === "resources/subscribe" || method === "resources/unsubscribe") {
+      const set = this.subscriptions.get(slot.name) ?? new Set<string>();
+      if (method === "resources/subscribe") set.add(split.uri);
+      else set.delete(split.uri);
+      this.subscriptions.set(slot.name, set);
+      return result;
+    }
+    return rewriteReadResult(result, slot.name);
+  }
+
+  private async getPrompt(params: Json, extra: Extra): Promise<Json> {
+    const name = params.name;
+    const split = typeof name === "string" ? splitExposedName(name) : null;
+    const slot = split === null ? undefined : this.slotOf(split.server);
+    if (split === null || slot === undefined) {
+      throw new RelayedError(ErrorCode.InvalidParams, `Prompt ${String(name)} not found`);
+    }
+    const result = await this.forward(slot, "prompts/get", { ...params, name: split.name }, extra);
+    return rewritePromptResult(result, slot.name);
+  }
+
+  private async complete(params: Json, extra: Extra): Promise<Json> {
+    const ref = params.ref as Json | undefined;
+    let routed: { slot: ServerSlot; ref: Json } | null = null;
+    if (ref !== undefined && ref !== null && typeof ref === "object") {
+      if (ref.type === "ref/prompt" && typeof ref.name === "string") {
+        const split = splitExposedName(ref.name);
+        const slot = split === null ? undefined : this.slotOf(split.server);
+        if (split !== null && slot !== undefined) routed = { slot, ref: { ...ref, name: split.name } };
+      } else if (ref.type === "ref/resource" && typeof ref.uri === "string") {
+        const split = splitResourceUri(ref.uri);
+        const slot = split === null ? undefined : this.slotOf(split.server);
+        if (split !== null && slot !== undefined) routed = { slot, ref: { ...ref, uri: split.uri } };
+      }
+    }
+    if (routed === null) {
+      throw new RelayedError(ErrorCode.InvalidParams, `Invalid completion reference: ${JSON.stringify(ref)}`);
+    }
+    const upstream = await routed.slot.link.ready();
+    if (upstream.capabilities.completions === undefined) {
+      return { completion: { values: [], hasMore: false } };
+    }
+    return this.forward(routed.slot, "completion/complete", { ...params, ref: routed.ref }, extra);
+  }
+
+  private async setLogLevel(level: LoggingLevel): Promise<void> {
+    this.logLevel = level;
+    await Promise.all(
+      [...this.slots.values()].map(async (slot) => {
+        const upstream = slot.link.current;
+        if (upstream === null || upstream.capabilities.logging === undefined) return;
+        await upstream.client
+          .setLoggingLevel(level)
+          .catch((e: unknown) =>
+            this.options.log(`logging/setLevel on '${slot.name}' failed: ${messageOf(e)}`),
+          );
+      }),
+    );
+  }
+
+  private async fromClient(notification: Notification): Promise<void> {
+    if (notification.method !== "notifications/roots/list_changed") return;
+    await Promise.all(
+      [...this.slots.values()].map((slot) =>
+        slot.link.current?.client.sendRootsListChanged().catch(() => {}),
+      ),
+    );
+  }
+
+  /**
+   * Sends one request to a server on behalf of the client: the client's progress token is kept (the server's
+   * progress comes back under it), the client's cancellation cancels it upstream, and errors keep the
+   * server's code and message. A server that is down or goes away answers with an error at once.
+   */
+  private async forward(slot: ServerSlot, method: string, params: Json, extra: Extra): Promise<Json> {
+    const upstream = await slot.link.ready();
+    const meta = params._meta as Json | undefined;
+    const progressToken = meta?.progressToken;
+    let forwarded = params;
+    if (meta !== undefined && progressToken !== undefined) {
+      const { progressToken: _, ...restMeta } = meta;
+      const { _meta: __, ...rest } = params;
+      forwarded = Object.keys(restMeta).length === 0 ? rest : { ...rest, _meta: restMeta };
+    }
+    const waiting = this.inFlight.get(slot.name) ?? [];
+    waiting.push(extra.requestId);
+    this.inFlight.set(slot.name, waiting);
+    try {
+      return (await upstream.client.request({ method, params: forwarded } as never, ResultSchema, {
+        signal: extra.signal,
+        timeout: this.options.requestTimeoutMs,
+        resetTimeoutOnProgress: true,
+        ...(progressToken === undefined
+          ? {}
+          : {
+              onprogress: (progress) => {
+                void extra
+                  .sendNotification({
+                    method: "notifications/progress",
+                    params: { ...progress, progressToken: progressToken as string | number },
+                  })
+                  .catch(() => {});
+              },
+            }),
+      })) as Json;
+    } catch (error) {
+      if (isConnectionLoss(error)) {
+        throw new UpstreamUnavailable(
+          `MCP server '${slot.name}' closed the connection before answering ${method}; toolgate is reconnecting`,
+        );
+      }
+      throw relayed(error);
+    } finally {
+      const at = waiting.lastIndexOf(extra.requestId);
+      if (at >= 0) waiting.splice(at, 1);
+    }
+  }
+
+  // ---- server → client ---------------------------------------------------------------------------------
+
+  /** The client's capabilities a server may use through toolgate (it asks, toolgate asks the client). */
+  private mirroredCapabilities(): ClientCapabilities {
+    const client = this.server.getClientCapabilities() ?? {};
+    const out: ClientCapabilities = {};
+    if (client.roots !== undefined) out.roots = client.roots;
+    if (client.sampling !== undefined) out.sampling = client.sampling;
+    if (client.elicitation !== undefined) out.elicitation = client.elicitation;
+    return out;
+  }
+
+  /**
+   * Over HTTP a message for the client travels on the stream of a request of that client. A server's own
+   * request or notification is related to the newest client request waiting on that server, else on any
+   * server, else it goes to the client's standalone stream.
+   */
+  private relatedRequest(server: string): RequestId | undefined {
+    const own = this.inFlight.get(server);
+    if (own !== undefined && own.length > 0) return own[own.length - 1];
+    for (const ids of this.inFlight.values()) if (ids.length > 0) return ids[ids.length - 1];
+    return undefined;
+  }
+
+  private setupUpstreamClient(server: string, client: Client): void {
+    client.fallbackRequestHandler = async (request, extra) => {
+      if (!SERVER_TO_CLIENT_REQUESTS.has(request.method)) {
+        throw new RelayedError(ErrorCode.MethodNotFound, "Method not found");
+      }
+      const related = this.relatedRequest(server);
+      try {
+        return (await this.server.request(
+          { method: request.method, params: request.params } as ServerRequest,
+          ResultSchema,
+          {
+            signal: extra.signal,
+            timeout: this.options.requestTimeoutMs,
+            ...(related === undefined ? {} : { relatedRequestId: related }),
+          },
+        )) as never;
+      } catch (error) {
+        throw relayed(error);
+      }
+    };
+    client.fallbackNotificationHandler = async (notification) => this.fromServer(server, notification);
+  }
+
+  private async fromServer(server: string, notification: Notification): Promise<void> {
+    if (this.closed) return;
+    const params = (notification.params ?? {}) as Json;
+    const related = this.relatedRequest(server);
+    const options = related === undefined ? undefined : { relatedRequestId: related };
+    switch (notification.method) {
+      case "notifications/tools/list_changed":
+        await this.slots.get(server)?.link.toolsChanged();
+        if (this.options.mode === "direct") await this.notifyClient({ method: notification.method });
+        return;
+      case "notifications/resources/list_changed":
+      case "notifications/prompts/list_changed":
+        await this.notifyClient({ method: notification.method });
+        return;
+      case "notifications/resources/updated":
+        if (typeof params.uri !== "string") return;
+        await this.notifyClient(
+          { method: notification.method, params: { ...params, uri: exposedResourceUri(server, params.uri) } },
+          options,
+        );
+        return;
+      case "notifications/message": {
+        const logger = typeof params.logger === "string" ? `${server}/${params.logger}` : server;
+        await this.notifyClient({ method: notification.method, params: { ...params, logger } }, options);
+        return;
+      }
+      case "notifications/elicitation/complete":
+        await this.notifyClient({ method: notification.method, params }, options);
+        return;
+      default:
+        this.options.log(
+          `dropped notification ${notification.method} from '${server}' (not forwarded by serve)`,
+        );
+    }
+  }
+
+  private async notifyClient(
+    notification: { method: string; params?: Json },
+    options?: { relatedRequestId: RequestId },
+  ): Promise<void> {
+    if (this.closed) return;
+    await this.server
+      .notification(notification as ServerNotification, options)
+      .catch((e: unknown) =>
+        this.options.log(`could not send ${notification.method} to the client: ${messageOf(e)}`),
+      );
+  }
+
+  /** After each connection: the session's logging level and subscriptions apply to the new connection too. */
+  private upstreamUp(server: string, upstream: Upstream, reconnected: boolean): void {
+    if (this.logLevel !== null && upstream.capabilities.logging !== undefined) {
+      void upstream.client.setLoggingLevel(this.logLevel).catch(() => {});
+    }
+    if (!reconnected) return;
+    for (const uri of this.subscriptions.get(server) ?? []) {
+      void upstream.client.subscribeResource({ uri }).catch(() => {});
+    }
+    this.options.log(`MCP server '${server}' is connected again`);
+    // Its catalog may have changed while it was away.
+    if (this.options.mode === "direct")
+      void this.notifyClient({ method: "notifications/tools/list_changed" });
+  }
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,438 @@
+import type { CallOutcome, HiddenTool } from "../audit/events.js";
+import { auditRule } from "../audit/events.js";
+import type { McpServerConfig } from "../config/mcpJson.js";
+import { denyResponse } from "../gateway/denyResult.js";
+import { unmetObligation } from "../gateway/obligations.js";
+import type { ListedTool } from "../gateway/toolCatalog.js";
+import { sdkUnknownToolAnswer } from "../gateway/unknownToolAnswer.js";
+import type { Rule, SessionCounters, Violation } from "../policy/decision.js";
+import type { ToolGate } from "../policy/gate.js";
+import type { Extra, ServeMode } from "./gatewaySession.js";
+import {
+  describeResult,
+  invalidArgumentsResult,
+  metaToolDefinitions,
+  notInCatalogResult,
+  readMetaArguments,
+  searchResult,
+  type ToolResult,
+} from "./metaTools.js";
+import {
+  assertDistinctNames,
+  exposedName,
+  metaToolName,
+  parseMetaToolName,
+  splitExposedName,
+} from "./naming.js";
+import { RelayedError, upstreamFailureResult } from "./relay.js";
+import { searchTools } from "./search.js";
+import type { ServeAudit } from "./serveAudit.js";
+import { UpstreamUnavailable, type UpstreamLink } from "./upstreamLink.js";
+import { rewriteToolResult } from "./uriRewrite.js";
+
+type Json = Record<string, unknown>;
+
+export interface ServerSlot {
+  name: string;
+  config: McpServerConfig;
+  gate: ToolGate;
+  link: UpstreamLink;
+}
+
+export interface RouterDeps {
+  mode: ServeMode;
+  slots: ReadonlyMap<string, ServerSlot>;
+  order: readonly string[];
+  counters: SessionCounters;
+  /** The policy alone: limits on requests that are not tool calls (meta search and describe). */
+  policy: ToolGate;
+  audit: ServeAudit;
+  forward(slot: ServerSlot, method: string, params: Json, extra: Extra): Promise<Json>;
+  log(line: string): void;
+}
+
+/** How a tool of one server looks to this session. */
+type Sight =
+  | { kind: "visible"; tool: ListedTool }
+  /** Not shown: answered as a tool that does not exist. */
+  | { kind: "hidden"; code: string | null; rule: Rule | null; reason: string }
+  /** Not shown, but the policy says to explain calls to it (`enforcement.denied_tools: explain`). */
+  | { kind: "explained"; code: string; rule: Rule | null; reason: string }
+  /** The server's catalog cannot be had (down, or its tools/list failed). */
+  | { kind: "unavailable"; reason: string };
+
+/**
+ * Tools in both modes, with one decision for everything: per session and per server, the server's gate
+ * decides which tools exist for the client (`tools/list` in direct mode; search and describe in meta mode)
+ * and whether a call goes through. A tool that is not visible is never forwarded, and a call to it gets
+ * exactly the answer a missing tool gets: the MCP SDK's unknown-tool result (direct mode, serve being an SDK
+ * server itself) or the spec's `<tool> not found in <server> MCP server catalog` (meta mode).
+ */
+export class ToolRouter {
+  private readonly unknownTool = sdkUnknownToolAnswer();
+
+  constructor(private readonly deps: RouterDeps) {}
+
+  // ---- listing ------------------------------------------------------------------------------------------
+
+  async list(requestId: string | number): Promise<Json> {
+    if (this.deps.mode === "meta") {
+      const tools = this.deps.order.flatMap((server) => metaToolDefinitions(server));
+      assertDistinctNames(tools.map((t) => ({ exposed: t.name, origin: `meta tool ${t.name}` })));
+      return { tools };
+    }
+    const perServer = await Promise.all(
+      this.deps.order.map(async (server) => {
+        const slot = this.deps.slots.get(server)!;
+        try {
+          return { slot, tools: await slot.link.tools() };
+        } catch (error) {
+          // A server that went down keeps its last catalog in the list (its calls answer "unavailable"
+          // until it is back); one that never answered is left out.
+          const known = slot.link.lastKnownTools;
+          this.deps.log(
+            `tools/list: MCP server '${server}' ${known === null ? "left out" : "listed from its last catalog"}: ${messageOf(error)}`,
+          );
+          return { slot, tools: known };
+        }
+      }),
+    );
+    const shown: Json[] = [];
+    for (const { slot, tools } of perServer) {
+      if (tools === null) continue;
+      const hidden: HiddenTool[] = [];
+      let count = 0;
+      for (const tool of tools.values()) {
+        const verdict = slot.gate.visibility(tool);
+        if (!verdict.visible || tool.name === "") {
+          hidden.push({ tool: tool.name, code: verdict.code, rule: auditRule(verdict.rule) });
+          continue;
+        }
+        shown.push({ ...tool, name: exposedName(slot.name, tool.name) });
+        count++;
+      }
+      if (!this.deps.audit.list(requestId, slot.name, count, hidden)) {
+        throw new RelayedError(
+          -32603,
+          "toolgate: E_AUDIT_WRITE the audit log could not be written; tool list withheld",
+        );
+      }
+    }
+    // Injective by construction (see naming.ts); checked anyway so a broken assumption fails closed.
+    assertDistinctNames(shown.map((t) => ({ exposed: t.name as string, origin: `tool ${String(t.name)}` })));
+    return { tools: shown };
+  }
+
+  // ---- calling ------------------------------------------------------------------------------------------
+
+  async call(requestId: string | number, params: Json, extra: Extra): Promise<Json> {
+    const name = params.name;
+    if (typeof name !== "string") {
+      throw new RelayedError(-32602, "Invalid params: tools/call needs params.name, a string");
+    }
+    if (this.deps.mode === "direct") return this.directCall(requestId, name, params, extra);
+    return this.metaCall(requestId, name, params, extra);
+  }
+
+  private countCall(isToolCall: boolean): SessionCounters {
+    const c = this.deps.counters;
+    const before = { requests: c.requests, toolCalls: c.toolCalls };
+    c.requests++;
+    if (isToolCall) c.toolCalls++;
+    return before;
+  }
+
+  private async directCall(
+    requestId: string | number,
+    name: string,
+    params: Json,
+    extra: Extra,
+  ): Promise<Json> {
+    const counters = this.countCall(true);
+    const split = splitExposedName(name);
+    const slot = split === null ? undefined : this.deps.slots.get(split.server);
+    const unknown = (): ToolResult => this.unknownTool.answer(0, name).result as ToolResult;
+    if (split === null || slot === undefined) {
+      const reason =
+        split === null
+          ? `'${name}' is not of the form <server>__<tool>`
+          : `no enabled MCP server '${split.server}'`;
+      this.deps.audit.call({
+        requestId,
+        server: null,
+        tool: name,
+        decision: "hidden",
+        code: null,
+        rule: null,
+        reason,
+        warnings: [],
+        args: params.arguments,
+      });
+      return unknown();
+    }
+    return this.decideAndForward(requestId, slot, split.name, params.arguments, params, extra, counters, {
+      unknown,
+      outputSchemaShown: true,
+    });
+  }
+
+  private async metaCall(
+    requestId: string | number,
+    name: string,
+    params: Json,
+    extra: Extra,
+  ): Promise<Json> {
+    const meta = parseMetaToolName(name);
+    const slot = meta === null ? undefined : this.deps.slots.get(meta.server);
+    if (meta === null || slot === undefined) {
+      this.countCall(true);
+      this.deps.audit.call({
+        requestId,
+        server: null,
+        tool: name,
+        decision: "hidden",
+        code: null,
+        rule: null,
+        reason: `'${name}' is not a meta tool of this session`,
+        warnings: [],
+        args: params.arguments,
+      });
+      return this.unknownTool.answer(0, name).result as ToolResult;
+    }
+    const read = readMetaArguments(meta.kind, params.arguments);
+    const counters = this.countCall(read.ok && read.value.kind === "invoke");
+    if (!read.ok) return invalidArgumentsResult(name, read.message);
+    const via = metaToolName(meta.kind, slot.name);
+    const args = read.value;
+    if (args.kind === "invoke") {
+      return this.decideAndForward(requestId, slot, args.tool, args.arguments, params, extra, counters, {
+        unknown: () => notInCatalogResult(args.tool, slot.name),
+        outputSchemaShown: false,
+        via,
+      });
+    }
+    const limited = this.requestLimit(requestId, slot, via, counters, params.arguments);
+    if (limited !== null) return limited;
+    if (args.kind === "search") {
+      let tools: ReadonlyMap<string, ListedTool>;
+      try {
+        tools = await slot.link.tools();
+      } catch (error) {
+        return upstreamFailureResult(messageOf(error));
+      }
+      const visible: ListedTool[] = [];
+      const hidden: HiddenTool[] = [];
+      for (const tool of tools.values()) {
+        const verdict = slot.gate.visibility(tool);
+        if (verdict.visible) visible.push(tool);
+        else hidden.push({ tool: tool.name, code: verdict.code, rule: auditRule(verdict.rule) });
+      }
+      if (!this.deps.audit.list(requestId, slot.name, visible.length, hidden, via)) {
+        return denied(
+          via,
+          "E_AUDIT_WRITE",
+          "the audit log could not be written, so nothing was searched",
+          [],
+          "toolgate",
+          false,
+        );
+      }
+      return searchResult(searchTools(visible, args.query, args.topK));
+    }
+    // describe
+    const sight = await this.sight(slot, args.tool);
+    const outcome: CallOutcome =
+      sight.kind === "visible" ? "allow" : sight.kind === "unavailable" ? "deny" : "hidden";
+    const recorded = this.deps.audit.call({
+      requestId,
+      server: slot.name,
+      tool: args.tool,
+      via,
+      decision: outcome,
+      code:
+        sight.kind === "visible"
+          ? null
+          : sight.kind === "unavailable"
+            ? "E_UPSTREAM_UNAVAILABLE"
+            : sight.code,
+      rule: sight.kind === "visible" || sight.kind === "unavailable" ? null : sight.rule,
+      reason: sight.kind === "visible" ? "visible" : sight.reason,
+      warnings: [],
+      args: params.arguments,
+    });
+    if (sight.kind === "unavailable") return upstreamFailureResult(sight.reason);
+    if (sight.kind !== "visible") return notInCatalogResult(args.tool, slot.name);
+    if (!recorded) {
+      return denied(
+        via,
+        "E_AUDIT_WRITE",
+        "the audit log could not be written, so nothing was described",
+        [],
+        "toolgate",
+        false,
+      );
+    }
+    return describeResult(sight.tool);
+  }
+
+  /** Meta search and describe are requests, not tool calls: only `max_requests_total` limits them. */
+  private requestLimit(
+    requestId: string | number,
+    slot: ServerSlot,
+    via: string,
+    counters: SessionCounters,
+    args: unknown,
+  ): ToolResult | null {
+    if (!this.deps.policy.requestLimitReached(counters)) return null;
+    const reason = `limit reached: this session already made ${counters.requests} requests, the policy's limits.max_requests_total`;
+    this.deps.audit.call({
+      requestId,
+      server: slot.name,
+      tool: via,
+      via,
+      decision: "deny",
+      code: "E_RATE_LIMIT",
+      rule: null,
+      reason,
+      warnings: [],
+      args,
+    });
+    return denied(via, "E_RATE_LIMIT", reason, [], "policy", false);
+  }
+
+  /** The name stage for one tool of one server, against the server's current catalog. */
+  private async sight(slot: ServerSlot, tool: string): Promise<Sight> {
+    // The name alone decides most hidden tools without asking the server anything.
+    const byName = slot.gate.visibility({ name: tool });
+    if (!byName.visible && !byName.explain) {
+      return { kind: "hidden", code: byName.code, rule: byName.rule, reason: byName.reason };
+    }
+    let tools: ReadonlyMap<string, ListedTool>;
+    try {
+      tools = await slot.link.tools();
+    } catch (error) {
+      return { kind: "unavailable", reason: messageOf(error) };
+    }
+    const definition = tools.get(tool);
+    if (definition === undefined) {
+      return {
+        kind: "hidden",
+        code: null,
+        rule: null,
+        reason: `tool '${tool}' is not in the catalog of '${slot.name}'`,
+      };
+    }
+    const verdict = slot.gate.visibility(definition);
+    if (verdict.visible) return { kind: "visible", tool: definition };
+    if (verdict.explain) {
+      return {
+        kind: "explained",
+        code: verdict.code ?? "E_TOOL_NOT_ALLOWED",
+        rule: verdict.rule,
+        reason: verdict.reason,
+      };
+    }
+    return { kind: "hidden", code: verdict.code, rule: verdict.rule, reason: verdict.reason };
+  }
+
+  private async decideAndForward(
+    requestId: string | number,
+    slot: ServerSlot,
+    tool: string,
+    args: unknown,
+    params: Json,
+    extra: Extra,
+    counters: SessionCounters,
+    answers: { unknown: () => ToolResult; outputSchemaShown: boolean; via?: string },
+  ): Promise<Json> {
+    const via = answers.via;
+    const record = (
+      decision: CallOutcome,
+      code: string | null,
+      rule: Rule | null,
+      reason: string,
+      warnings: readonly string[] = [],
+    ): boolean =>
+      this.deps.audit.call({
+        requestId,
+        server: slot.name,
+        tool,
+        ...(via === undefined ? {} : { via }),
+        decision,
+        code,
+        rule,
+        reason,
+        warnings,
+        args,
+      });
+    const shownName = via ?? exposedName(slot.name, tool);
+
+    const sight = await this.sight(slot, tool);
+    switch (sight.kind) {
+      case "hidden":
+        record("hidden", sight.code, sight.rule, sight.reason);
+        return answers.unknown();
+      case "unavailable":
+        record("deny", "E_UPSTREAM_UNAVAILABLE", null, sight.reason);
+        return upstreamFailureResult(sight.reason);
+      case "explained":
+        record("deny", sight.code, sight.rule, sight.reason);
+        return denied(shownName, sight.code, sight.reason, [], "policy", false);
+      case "visible":
+        break;
+    }
+    const definition = sight.tool;
+    // Tools with an output schema: SDK clients validate structuredContent even on errors (see denyResult.ts).
+    const omitStructured = answers.outputSchemaShown && definition.outputSchema !== undefined;
+    const decision = slot.gate.decideCall(tool, args, counters);
+    if (decision.decision === "deny") {
+      const code = decision.code ?? "E_TOOL_DENIED";
+      record("deny", code, decision.rule, decision.reason);
+      return denied(tool, code, decision.reason, decision.violations, "policy", omitStructured);
+    }
+    const unmet = unmetObligation(decision);
+    if (unmet !== null) {
+      const reason = unmet.reason.replace("toolgate wrap", "toolgate serve");
+      record("deny", unmet.code, unmet.rule, reason);
+      return denied(tool, unmet.code, reason, [], "policy", omitStructured);
+    }
+    if (!record("allow", null, decision.rule, decision.reason, decision.warnings)) {
+      return denied(
+        tool,
+        "E_AUDIT_WRITE",
+        "the audit log could not be written, so the call was not forwarded",
+        [],
+        "toolgate",
+        omitStructured,
+      );
+    }
+    const forwarded: Json = { name: tool };
+    if (args !== undefined) forwarded.arguments = args;
+    if (params._meta !== undefined) forwarded._meta = params._meta;
+    try {
+      const result = await this.deps.forward(slot, "tools/call", forwarded, extra);
+      return rewriteToolResult(result, slot.name);
+    } catch (error) {
+      if (error instanceof UpstreamUnavailable) {
+        record("deny", "E_UPSTREAM_UNAVAILABLE", null, error.message);
+        return upstreamFailureResult(error.message);
+      }
+      throw error;
+    }
+  }
+}
+
+function denied(
+  tool: string,
+  code: string,
+  reason: string,
+  violations: readonly Violation[],
+  by: "policy" | "toolgate",
+  omitStructuredContent: boolean,
+): ToolResult {
+  return denyResponse(0, { tool, code, reason, violations, by, omitStructuredContent }).result as ToolResult;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,361 @@
+import { randomUUID } from "node:crypto";
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from "node:http";
+import type { AddressInfo } from "node:net";
+import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_FRAME_DEPTH } from "../gateway/inbound.js";
+import { classifyMessage, type JsonRpcId } from "../gateway/jsonRpc.js";
+import { parseStrictJson } from "../json/strictJson.js";
+import type { GatewaySession } from "../serve/gatewaySession.js";
+import { allowedHostSet, BearerTokens, hostAllowed, normalizeOrigin, originAllowed } from "./httpGuard.js";
+import { HttpSessionTransport } from "./httpSessionTransport.js";
+
+/**
+ * `toolgate serve --http`: the Streamable HTTP endpoint (`/mcp`) on node:http. Every request is checked in
+ * this order, each failure answered with a JSON-RPC error body: Host (403) and Origin (403) against DNS
+ * rebinding, the bearer token (401), then for POST the body size (413, counted as it arrives and never
+ * buffered past the limit), media types (406, 415), strict JSON (400) and the session (400, 404). Each MCP
+ * session has its own gateway session, with the context of the token that opened it; a session answers
+ * only to that token.
+ */
+
+export interface HttpClientIdentity {
+  /** SHA-256 of the token. */
+  digest: Buffer;
+  /** Shown in logs and the audit log. */
+  label: string;
+}
+
+export interface HttpServeOptions<T extends HttpClientIdentity> {
+  host: string;
+  port: number;
+  tokens: readonly T[];
+  allowedOrigins: readonly string[];
+  allowedHosts: readonly string[];
+  maxBodyBytes: number;
+  maxSessions: number;
+  /** A session without requests for this long is closed (its servers stopped). */
+  idleTimeoutMs: number;
+  /** A new gateway session for a client of `token`; throws to refuse (the message is shown to the client). */
+  createSession(token: T, sessionId: string): GatewaySession;
+  log(line: string): void;
+}
+
+export interface RunningHttpServer {
+  url: string;
+  port: number;
+  sessions(): number;
+  close(): Promise<void>;
+}
+
+export const MCP_PATH = "/mcp";
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+interface LiveSession<T> {
+  token: T;
+  session: GatewaySession;
+  transport: HttpSessionTransport;
+  lastSeen: number;
+}
+
+function sendError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  id: JsonRpcId | null = null,
+): void {
+  const body = JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    ...headers,
+  });
+  res.end(body);
+}
+
+type Body = { ok: true; text: string } | { ok: false; status: 413 | 400; message: string };
+
+/** Reads at most `limit` bytes; past it, stops reading (the connection is closed after the 413). */
+function readBody(req: IncomingMessage, limit: number): Promise<Body> {
+  const declared = req.headers["content-length"];
+  if (declared !== undefined && Number(declared) > limit) {
+    return Promise.resolve({ ok: false, status: 413, message: `request body larger than ${limit} bytes` });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (body: Body): void => {
+      if (done) return;
+      done = true;
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      resolve(body);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > limit) {
+        req.pause();
+        finish({ ok: false, status: 413, message: `request body larger than ${limit} bytes` });
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => finish({ ok: true, text: Buffer.concat(chunks, size).toString("utf8") });
+    const onError = (): void =>
+      finish({ ok: false, status: 400, message: "the request body could not be read" });
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  });
+}
+
+function accepts(req: IncomingMessage, ...types: string[]): boolean {
+  const accept = (req.headers.accept ?? "").toLowerCase();
+  if (accept.includes("*/*")) return true;
+  return types.every((t) => accept.includes(t));
+}
+
+function isJsonContentType(value: string | undefined): boolean {
+  return value !== undefined && value.split(";")[0]!.trim().toLowerCase() === "application/json";
+}
+
+export async function startHttpServer<T extends HttpClientIdentity>(
+  options: HttpServeOptions<T>,
+): Promise<RunningHttpServer> {
+  const tokens = new BearerTokens(options.tokens);
+  const origins = new Set(options.allowedOrigins.map(normalizeOrigin));
+  const sessions = new Map<string, LiveSession<T>>();
+  let hosts = new Set<string>();
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!hostAllowed(req.headers.host, hosts)) {
+      sendError(
+        res,
+        403,
+        -32000,
+        `Forbidden: Host '${req.headers.host ?? ""}' is not accepted by this server`,
+      );
+      return;
+    }
+    const origin = req.headers.origin;
+    if (!originAllowed(origin, origins)) {
+      sendError(res, 403, -32000, `Forbidden: Origin '${origin ?? ""}' is not allowed (--allowed-origin)`);
+      return;
+    }
+    const path = (req.url ?? "").split("?")[0];
+    if (path !== MCP_PATH) {
+      sendError(res, 404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
+      return;
+    }
+    const token = tokens.match(req.headers.authorization);
+    if (token === null) {
+      sendError(res, 401, -32001, "Unauthorized: a valid bearer token is required", {
+        "www-authenticate": 'Bearer realm="toolgate"',
+      });
+      return;
+    }
+    const version = req.headers["mcp-protocol-version"];
+    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      sendError(res, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version '${version}'`);
+      return;
+    }
+    switch (req.method) {
+      case "POST":
+        return handlePost(req, res, token);
+      case "GET":
+        return handleGet(req, res, token);
+      case "DELETE":
+        return handleDelete(req, res, token);
+      default:
+        sendError(res, 405, -32000, "Method Not Allowed", { allow: "GET, POST, DELETE" });
+    }
+  };
+
+  /** The session this request names, answering 400/404 itself when there is none for this token. */
+  const sessionOf = (req: IncomingMessage, res: ServerResponse, token: T): LiveSession<T> | null => {
+    const id = req.headers["mcp-session-id"];
+    if (typeof id !== "string" || id === "") {
+      sendError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+      return null;
+    }
+    const live = sessions.get(id);
+    // Another token's session is answered exactly like one that does not exist.
+    if (live === undefined || live.token !== token || live.transport.isClosed) {
+      sendError(res, 404, -32001, "Session not found");
+      return null;
+    }
+    live.lastSeen = Date.now();
+    return live;
+  };
+
+  const handlePost = async (req: IncomingMessage, res: ServerResponse, token: T): Promise<void> => {
+    if (!isJsonContentType(req.headers["content-type"])) {
+      sendError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
+      return;
+    }
+    if (!accepts(req, "application/json", "text/event-stream")) {
+      sendError(
+        res,
+        406,
+        -32000,
+        "Not Acceptable: Accept must include application/json and text/event-stream",
+      );
+      return;
+    }
+    const body = await readBody(req, options.maxBodyBytes);
+    if (!body.ok) {
+      if (body.status === 413) {
+        // The rest of the body is never read: the connection is closed once the answer is out.
+        res.on("finish", () => req.destroy());
+        sendError(res, 413, -32000, `Payload Too Large: ${body.message} (--max-body-bytes)`, {
+          connection: "close",
+        });
+      } else sendError(res, 400, -32700, `Parse error: ${body.message}`);
+      return;
+    }
+    const parsed = parseStrictJson(body.text, { maxDepth: MAX_FRAME_DEPTH });
+    if (!parsed.ok) {
+      sendError(
+        res,
+        400,
+        parsed.code === "E_JSON_SYNTAX" ? -32700 : -32600,
+        `${parsed.code}: ${parsed.message}`,
+      );
+      return;
+    }
+    if (Array.isArray(parsed.value)) {
+      sendError(
+        res,
+        400,
+        -32600,
+        "Invalid Request: JSON-RPC batches are not accepted; send one message per request",
+      );
+      return;
+    }
+    const classified = classifyMessage(parsed.value);
+    if (classified.kind === "invalid") {
+      sendError(res, 400, -32600, `Invalid Request: ${classified.reason}`);
+      return;
+    }
+    const message = classified.message as unknown as JSONRPCMessage;
+    const isInitialize = classified.kind === "request" && classified.message.method === "initialize";
+    if (!isInitialize) {
+      const live = sessionOf(req, res, token);
+      if (live !== null) live.transport.post(message, res, req.headers);
+      return;
+    }
+    if (req.headers["mcp-session-id"] !== undefined) {
+      sendError(
+        res,
+        400,
+        -32600,
+        "Invalid Request: initialize opens a new session; send it without Mcp-Session-Id",
+      );
+      return;
+    }
+    if (sessions.size >= options.maxSessions) {
+      sendError(
+        res,
+        503,
+        -32000,
+        `Service Unavailable: ${options.maxSessions} sessions are open (--max-sessions)`,
+      );
+      return;
+    }
+    const sessionId = randomUUID();
+    let session: GatewaySession;
+    try {
+      session = options.createSession(token, sessionId);
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      options.log(`refused a session for ${token.label}: ${text}`);
+      sendError(res, 500, -32603, `toolgate could not open a session: ${text}`, {}, classified.message.id);
+      return;
+    }
+    const transport = new HttpSessionTransport(sessionId);
+    const live: LiveSession<T> = { token, session, transport, lastSeen: Date.now() };
+    sessions.set(sessionId, live);
+    session.onclose = () => {
+      sessions.delete(sessionId);
+      options.log(`session ${sessionId} (${token.label}) closed`);
+    };
+    await session.connect(transport);
+    options.log(`session ${sessionId} opened for ${token.label}`);
+    transport.post(message, res, req.headers);
+  };
+
+  const handleGet = (req: IncomingMessage, res: ServerResponse, token: T): void => {
+    if (!accepts(req, "text/event-stream")) {
+      sendError(res, 406, -32000, "Not Acceptable: Accept must include text/event-stream");
+      return;
+    }
+    const live = sessionOf(req, res, token);
+    if (live === null) return;
+    if (!live.transport.openStream(res)) {
+      sendError(res, 409, -32000, "Conflict: this session already has an open stream");
+    }
+  };
+
+  const handleDelete = async (req: IncomingMessage, res: ServerResponse, token: T): Promise<void> => {
+    const live = sessionOf(req, res, token);
+    if (live === null) return;
+    await live.session.close();
+    res.writeHead(200, { "mcp-session-id": live.transport.sessionId }).end();
+  };
+
+  const http: HttpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      options.log(`HTTP request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) sendError(res, 500, -32603, "Internal error");
+      else res.end();
+    });
+  });
+  http.keepAliveTimeout = 65_000;
+
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port, options.host, () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (http.address() as AddressInfo).port;
+  hosts = allowedHostSet(options.host, port, options.allowedHosts);
+
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, live] of sessions) {
+        if (now - live.lastSeen > options.idleTimeoutMs && !live.transport.busy) {
+          options.log(
+            `session ${id} (${live.token.label}) idle for ${Math.round((now - live.lastSeen) / 1000)} s`,
+          );
+          void live.session.close();
+        }
+      }
+    },
+    Math.min(60_000, Math.max(1000, Math.floor(options.idleTimeoutMs / 4))),
+  );
+  sweep.unref();
+
+  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${shownHost}:${port}${MCP_PATH}`,
+    port,
+    sessions: () => sessions.size,
+    close: async () => {
+      clearInterval(sweep);
+      await Promise.all([...sessions.values()].map((s) => s.session.close()));
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

@@ -1,0 +1,170 @@
+import type { IncomingHttpHeaders, ServerResponse } from "node:http";
+import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+
+/**
+ * One MCP session of the Streamable HTTP transport, as an SDK transport for the session's server.
+ *
+ * A POSTed request is answered on its own HTTP response: as plain JSON when the answer is the first thing
+ * the server sends for it (the common case: one write, no event stream), or as an event stream when the
+ * server first has something else to say on the way (progress, a log message, a sampling or elicitation
+ * request), in which case the answer is the stream's last event. The client accepts both (it must send
+ * `Accept: application/json, text/event-stream`). Messages not related to a request go to the stream the
+ * client opened with GET, if any. Resumption (Last-Event-ID) is not offered.
+ */
+
+interface PendingRequest {
+  res: ServerResponse;
+  streaming: boolean;
+  keepAlive: NodeJS.Timeout | null;
+}
+
+const KEEP_ALIVE_MS = 25_000;
+
+export class HttpSessionTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: { requestInfo?: { headers: IncomingHttpHeaders } }) => void;
+  private readonly pending = new Map<RequestId, PendingRequest>();
+  private standalone: { res: ServerResponse; keepAlive: NodeJS.Timeout } | null = null;
+  private closed = false;
+
+  constructor(readonly sessionId: string) {}
+
+  async start(): Promise<void> {}
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Requests still waiting for their answer. */
+  get busy(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** A POSTed message of this session (already checked). */
+  post(message: JSONRPCMessage, res: ServerResponse, headers: IncomingHttpHeaders): void {
+    if ("method" in message && "id" in message) {
+      const id = message.id;
+      if (this.pending.has(id)) {
+        this.writeJson(res, 409, {
+          jsonrpc: "2.0",
+          id,
+          error: { code: -32600, message: "Invalid Request: a request with this id is still in progress" },
+        });
+        return;
+      }
+      const entry: PendingRequest = { res, streaming: false, keepAlive: null };
+      this.pending.set(id, entry);
+      res.on("close", () => {
+        if (this.pending.get(id) === entry) this.forget(id, entry);
+      });
+      this.onmessage?.(message, { requestInfo: { headers } });
+      return;
+    }
+    res.writeHead(202, { "mcp-session-id": this.sessionId }).end();
+    this.onmessage?.(message, { requestInfo: { headers } });
+  }
+
+  /** GET: the stream for messages not related to a request. One at a time. */
+  openStream(res: ServerResponse): boolean {
+    if (this.standalone !== null) return false;
+    this.startEventStream(res);
+    const keepAlive = setInterval(() => res.write(": keepalive\n\n"), KEEP_ALIVE_MS);
+    keepAlive.unref();
+    const stream = { res, keepAlive };
+    this.standalone = stream;
+    res.on("close", () => {
+      clearInterval(keepAlive);
+      if (this.standalone === stream) this.standalone = null;
+    });
+    return true;
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (this.closed) return;
+    if (!("method" in message)) {
+      const id = (message as { id?: RequestId }).id;
+      const entry = id === undefined ? undefined : this.pending.get(id);
+      // The client went away (or never asked): nobody is waiting for this answer.
+      if (entry === undefined || id === undefined) return;
+      this.forget(id, entry);
+      if (entry.streaming) {
+        this.writeEvent(entry.res, message);
+        entry.res.end();
+      } else {
+        this.writeJson(entry.res, 200, message);
+      }
+      return;
+    }
+    const related = options?.relatedRequestId;
+    const entry = related === undefined ? undefined : this.pending.get(related);
+    if (entry !== undefined) {
+      if (!entry.streaming) {
+        entry.streaming = true;
+        this.startEventStream(entry.res);
+        entry.keepAlive = setInterval(() => entry.res.write(": keepalive\n\n"), KEEP_ALIVE_MS);
+        entry.keepAlive.unref();
+      }
+      this.writeEvent(entry.res, message);
+      return;
+    }
+    if (this.standalone !== null) {
+      this.writeEvent(this.standalone.res, message);
+      return;
+    }
+    // A request needs an answer: fail it now rather than let the server wait for one that cannot come.
+    if ("id" in message) throw new Error("the client has no open stream to receive a request on");
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const [id, entry] of this.pending) {
+      this.forget(id, entry);
+      if (entry.streaming) entry.res.end();
+      else {
+        this.writeJson(entry.res, 200, {
+          jsonrpc: "2.0",
+          id,
+          error: { code: -32000, message: "the session was closed before this request was answered" },
+        });
+      }
+    }
+    if (this.standalone !== null) {
+      clearInterval(this.standalone.keepAlive);
+      this.standalone.res.end();
+      this.standalone = null;
+    }
+    this.onclose?.();
+  }
+
+  private forget(id: RequestId, entry: PendingRequest): void {
+    this.pending.delete(id);
+    if (entry.keepAlive !== null) clearInterval(entry.keepAlive);
+  }
+
+  private startEventStream(res: ServerResponse): void {
+    res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      "x-accel-buffering": "no",
+      "mcp-session-id": this.sessionId,
+    });
+    res.flushHeaders();
+  }
+
+  private writeEvent(res: ServerResponse, message: unknown): void {
+    res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
+  private writeJson(res: ServerResponse, status: number, message: unknown): void {
+    const body = JSON.stringify(message);
+    res.writeHead(status, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(body),
+      "mcp-session-id": this.sessionId,
+    });
+    res.end(body);
+  }
+}

@@ -1,0 +1,68 @@
+import type { Readable, Writable } from "node:stream";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { readFrame } from "../gateway/inbound.js";
+import { errorResponse } from "../gateway/jsonRpc.js";
+import { LineFramer } from "./lineFramer.js";
+
+/**
+ * The client side of `toolgate serve --stdio` as an SDK transport: newline-delimited JSON-RPC on our stdin and
+ * stdout, read with the same strict rules as `wrap` (bounded lines, UTF-8, no duplicate keys, bounded depth,
+ * no batches). A frame that fails them is answered with a JSON-RPC error (id null) and never reaches the
+ * server. The end of stdin closes the session.
+ */
+export class StrictStdioServerTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  private readonly framer: LineFramer;
+  private closed = false;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    maxFrameBytes: number,
+    private readonly log: (line: string) => void,
+  ) {
+    this.framer = new LineFramer(maxFrameBytes, (frame) => {
+      const inbound = readFrame(frame);
+      if (!inbound.ok) {
+        this.log(`rejected a client frame (${inbound.problem}): ${inbound.message}`);
+        void this.send(errorResponse(null, inbound.code, inbound.message) as unknown as JSONRPCMessage);
+        return;
+      }
+      this.onmessage?.(inbound.message as JSONRPCMessage);
+    });
+  }
+
+  private readonly onData = (chunk: Buffer): void => this.framer.push(chunk);
+  private readonly onEnd = (): void => {
+    this.framer.end();
+    void this.close();
+  };
+  private readonly onError = (error: Error): void => this.onerror?.(error);
+
+  async start(): Promise<void> {
+    this.input.on("data", this.onData);
+    this.input.on("end", this.onEnd);
+    this.input.on("error", this.onError);
+    this.output.on("error", this.onError);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const line = JSON.stringify(message) + "\n";
+    if (this.output.write(line)) return Promise.resolve();
+    return new Promise((resolve) => this.output.once("drain", resolve));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.input.off("data", this.onData);
+    this.input.off("end", this.onEnd);
+    this.input.off("error", this.onError);
+    this.input.pause();
+    this.onclose?.();
+  }
+}
