@@ -1,7 +1,10 @@
 import type { PatternEntry } from "../config/policyModel.js";
 import { parseStrictJson } from "../json/strictJson.js";
 import type { CompiledPolicy } from "./compile.js";
-import type { Decision, Obligation, Rule, SessionCounters, Violation } from "./decision.js";
+import { checkApprovalArtifact } from "./controls/approval.js";
+import { callResources } from "./controls/callResources.js";
+import { evaluateScope } from "./controls/scope.js";
+import type { CallContext, Decision, Obligation, Rule, SessionCounters, Violation } from "./decision.js";
 import type { ReasonCode } from "./reasonCodes.js";
 
 /** Arguments as they reach a decision: a parsed value (proxy) or JSON text still to be parsed (CLI). */
@@ -56,14 +59,18 @@ export function decideName(compiled: CompiledPolicy, tool: string): NameOutcome 
 }
 
 /**
- * The call decision, in the order of the policy-files spec: deny by name → allowlist → limits → schema →
- * unconstrained enforcement → obligations. Pure and synchronous.
+ * The call decision, in the order of the policy-files spec and DESIGN §2: deny by name → allowlist →
+ * limits → schema → unconstrained enforcement → scope restriction (`E_SCOPE_VIOLATION`) → approval
+ * (`E_APPROVAL_REQUIRED` when no valid artifact came with the call and `context.canElicit` is `false`) →
+ * obligations. Synchronous, and pure apart from reading the clock when `context.now` is absent and calling
+ * `context.realpath` when a scope asks for it.
  */
 export function decideCall(
   compiled: CompiledPolicy,
   tool: string,
   args: CallArguments,
   counters: SessionCounters,
+  context?: CallContext,
 ): Decision {
   const name = decideName(compiled, tool);
   if (!name.allowed) return deny(tool, name.code!, name.reason, name.rule);
@@ -111,6 +118,49 @@ export function decideCall(
     if (mode === "warn") warnings.push("E_TOOL_UNCONSTRAINED");
   }
 
+  const obligations: Obligation[] = [];
+
+  const scopeEntry = compiled.restrictScope.firstMatch(tool);
+  let scopeObligation: Obligation | undefined;
+  if (scopeEntry !== undefined) {
+    const rule = entryRule("tools.restrict_scope", scopeEntry);
+    const contract = compiled.policy.tools.restrictScopeContract;
+    if (contract === undefined) {
+      // The loader refuses this; a policy built another way must not pass unchecked.
+      return deny(
+        tool,
+        "E_SCOPE_VIOLATION",
+        `tool '${tool}' is scope-restricted but the policy has no restrict_scope_contract`,
+        rule,
+      );
+    }
+    const inputSchema = context?.inputSchema ?? policySchema(compiled, tool);
+    const scope = evaluateScope(contract, tool, parsed.value, inputSchema, context?.realpath);
+    if (scope.violations.length > 0) {
+      const first = scope.violations[0]!;
+      const more = scope.violations.length > 1 ? ` (and ${scope.violations.length - 1} more)` : "";
+      const where = first.path === "" ? "" : `${first.path} `;
+      return deny(tool, "E_SCOPE_VIOLATION", `${where}${first.message}${more}`, rule, scope.violations);
+    }
+    scopeObligation = { kind: "restrict_scope", rule, status: "enforced", checked: scope.checked };
+  }
+
+  const approvalEntry = compiled.approvalRequired.firstMatch(tool);
+  if (approvalEntry !== undefined) {
+    const rule = entryRule("tools.approval_required", approvalEntry);
+    const approval = approvalStep(compiled, tool, parsed.value, rule, context);
+    if ("decision" in approval) return approval;
+    obligations.push(approval);
+  }
+  if (scopeObligation !== undefined) obligations.push(scopeObligation);
+  const redact = compiled.redactArgs.firstMatch(tool);
+  if (redact !== undefined) {
+    const o: Obligation = { kind: "redact_args", rule: entryRule("tools.redact_args", redact) };
+    const contract = compiled.policy.tools.redactArgsContract;
+    if (contract !== undefined) o.contract = contract;
+    obligations.push(o);
+  }
+
   return {
     decision: "allow",
     code: null,
@@ -119,8 +169,57 @@ export function decideCall(
     reason: name.reason,
     rule: name.rule,
     violations: [],
-    obligations: obligationsFor(compiled, tool),
+    obligations,
   };
+}
+
+/**
+ * A valid artifact satisfies the approval; otherwise the gateway must ask a person (`pending`), and when
+ * it has said it cannot, the call is denied here.
+ */
+function approvalStep(
+  compiled: CompiledPolicy,
+  tool: string,
+  args: Record<string, unknown>,
+  rule: Rule,
+  context: CallContext | undefined,
+): Obligation | Decision {
+  let problem: string | undefined;
+  let artifactDigest: string | undefined;
+  if (context?.approvalProblem !== undefined) {
+    problem = context.approvalProblem;
+  } else if (context?.approval !== undefined) {
+    const contract = compiled.policy.tools.restrictScopeContract;
+    const scoped =
+      contract?.scopeType === "path_prefix" && compiled.restrictScope.firstMatch(tool) !== undefined;
+    const resource = callResources(
+      args,
+      scoped ? contract.pathArguments : undefined,
+      context.inputSchema ?? policySchema(compiled, tool),
+    );
+    const check = checkApprovalArtifact(context.approval, { tool, resource, now: context.now ?? new Date() });
+    if (check.ok) {
+      const { digest, profile, summary } = check;
+      return { kind: "approval_required", rule, status: "satisfied", approval: { digest, profile, summary } };
+    }
+    problem = check.reason;
+    artifactDigest = check.digest;
+  }
+  if (context?.canElicit === false) {
+    const reason =
+      problem === undefined
+        ? `tool '${tool}' requires approval (tools.approval_required '${rule.value}'): the call carries no approval artifact and the client cannot be asked`
+        : `tool '${tool}' requires approval (tools.approval_required '${rule.value}') and the approval artifact is not valid: ${problem}`;
+    return deny(tool, "E_APPROVAL_REQUIRED", reason, rule);
+  }
+  const pending: Obligation = { kind: "approval_required", rule, status: "pending" };
+  if (problem !== undefined) pending.artifactProblem = problem;
+  if (artifactDigest !== undefined) pending.artifactDigest = artifactDigest;
+  return pending;
+}
+
+function policySchema(compiled: CompiledPolicy, tool: string): unknown {
+  return Object.hasOwn(compiled.policy.schemas, tool) ? compiled.policy.schemas[tool]!.schema : undefined;
 }
 
 /** `E_RATE_LIMIT` when one more request (and, for a tool call, one more call) would exceed a limit. */
@@ -172,19 +271,6 @@ export function argumentsObject(args: CallArguments): ArgumentsResult {
     return { ok: false, violation: { path: "", message: `arguments must be an object, got ${got}` } };
   }
   return { ok: true, value: value as Record<string, unknown> };
-}
-
-function obligationsFor(compiled: CompiledPolicy, tool: string): Obligation[] {
-  const out: Obligation[] = [];
-  const approval = compiled.approvalRequired.firstMatch(tool);
-  if (approval !== undefined)
-    out.push({ kind: "approval_required", rule: entryRule("tools.approval_required", approval) });
-  const scope = compiled.restrictScope.firstMatch(tool);
-  if (scope !== undefined)
-    out.push({ kind: "restrict_scope", rule: entryRule("tools.restrict_scope", scope) });
-  const redact = compiled.redactArgs.firstMatch(tool);
-  if (redact !== undefined) out.push({ kind: "redact_args", rule: entryRule("tools.redact_args", redact) });
-  return out;
 }
 
 function schemaRule(compiled: CompiledPolicy, tool: string): Rule {

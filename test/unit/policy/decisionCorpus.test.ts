@@ -27,6 +27,14 @@ interface Case {
   rule?: string;
   obligations?: string[];
   about?: string;
+  /** Call context: the approval artifact (JSON text), the time, whether the client can be asked. */
+  approval?: string;
+  now?: string;
+  can_elicit?: boolean;
+  input_schema?: string;
+  /** Expected `status` of the approval_required obligation, and a fragment of the reason. */
+  approval_status?: "satisfied" | "pending";
+  reason?: string;
 }
 
 interface Suite {
@@ -50,6 +58,12 @@ function decide(compiled: CompiledPolicy, c: Case): Decision {
     c.tool,
     { kind: "json", text: c.args ?? "{}" },
     { toolCalls: c.prior_calls ?? 0, requests: c.prior_requests ?? 0 },
+    {
+      ...(c.approval !== undefined ? { approval: JSON.parse(c.approval) as unknown } : {}),
+      ...(c.now !== undefined ? { now: new Date(c.now) } : {}),
+      ...(c.can_elicit !== undefined ? { canElicit: c.can_elicit } : {}),
+      ...(c.input_schema !== undefined ? { inputSchema: JSON.parse(c.input_schema) as unknown } : {}),
+    },
   );
 }
 
@@ -60,6 +74,11 @@ function check(d: Decision, c: Case): void {
   if (c.violations !== undefined) expect(d.violations.map((v) => v.path)).toEqual(c.violations);
   if (c.rule !== undefined) expect(d.rule && `${d.rule.kind} ${d.rule.value}`).toBe(c.rule);
   if (c.obligations !== undefined) expect(d.obligations.map((o) => o.kind)).toEqual(c.obligations);
+  if (c.approval_status !== undefined) {
+    const o = d.obligations.find((x) => x.kind === "approval_required");
+    expect(o && o.kind === "approval_required" && o.status).toBe(c.approval_status);
+  }
+  if (c.reason !== undefined) expect(d.reason).toContain(c.reason);
   expect(d.tool).toBe(c.tool);
   expect(d.reason.length).toBeGreaterThan(0);
 }
