@@ -10,7 +10,7 @@ import {
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { writePolicy, readAudit, type Connected } from "./helpers.js";
+import { readAudit, type Connected } from "./helpers.js";
 import { serveStdio, serveWorld, textOf, until, type ServeWorld, type ToolText } from "./serveHelpers.js";
 
 let world: ServeWorld;
