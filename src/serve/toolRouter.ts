@@ -32,6 +32,9 @@ import { rewriteToolResult } from "./uriRewrite.js";
 
 type Json = Record<string, unknown>;
 
+const MODEL_NAME_MAX = 64;
+const MODEL_NAME = /^[A-Za-z0-9_-]+$/;
+
 export interface ServerSlot {
   name: string;
   config: McpServerConfig;
@@ -70,6 +73,8 @@ type Sight =
  */
 export class ToolRouter {
   private readonly unknownTool = sdkUnknownToolAnswer();
+  /** Exposed names already warned about (once per session). */
+  private readonly warnedNames = new Set<string>();
 
   constructor(private readonly deps: RouterDeps) {}
 
@@ -108,7 +113,9 @@ export class ToolRouter {
           hidden.push({ tool: tool.name, code: verdict.code, rule: auditRule(verdict.rule) });
           continue;
         }
-        shown.push({ ...tool, name: exposedName(slot.name, tool.name) });
+        const exposed = exposedName(slot.name, tool.name);
+        this.warnAboutName(exposed);
+        shown.push({ ...tool, name: exposed });
         count++;
       }
       if (!this.deps.audit.list(requestId, slot.name, count, hidden)) {
@@ -121,6 +128,20 @@ export class ToolRouter {
     // Injective by construction (see naming.ts); checked anyway so a broken assumption fails closed.
     assertDistinctNames(shown.map((t) => ({ exposed: t.name as string, origin: `tool ${String(t.name)}` })));
     return { tools: shown };
+  }
+
+  /**
+   * Many model APIs accept tool names of at most 64 characters from `[A-Za-z0-9_-]`; a longer exposed name
+   * still works with MCP clients that pass names through, so it is listed, with a warning on stderr.
+   */
+  private warnAboutName(exposed: string): void {
+    if (this.warnedNames.has(exposed)) return;
+    if (exposed.length <= MODEL_NAME_MAX && MODEL_NAME.test(exposed)) return;
+    this.warnedNames.add(exposed);
+    this.deps.log(
+      `tool name '${exposed}' is ${exposed.length} characters${MODEL_NAME.test(exposed) ? "" : " and uses characters outside [A-Za-z0-9_-]"}; ` +
+        `some model APIs refuse names longer than ${MODEL_NAME_MAX} or with other characters (a shorter server name in mcp.json helps)`,
+    );
   }
 
   // ---- calling ------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 // and origins (403), oversized bodies (413) and other sessions' ids (404) are refused; start-up refuses to
 // run without a token.
 import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -181,6 +182,29 @@ describe("serve --http: sessions and contexts", () => {
       await c.close();
     } finally {
       await meta.stop();
+    }
+  });
+});
+
+describe("serve --http: the session layer", () => {
+  it("reads sessions/<name>.yaml again for every new MCP session", async () => {
+    mkdirSync(`${world.dir}/sessions`, { recursive: true });
+    const file = `${world.dir}/sessions/live.yaml`;
+    writeFileSync(file, "mcp_tools:\n  memory: [read_graph]\n");
+    const live = await serveHttp(world.dir, ["--token", WRITER, "--session", "live"]);
+    const memoryTools = async (c: Client): Promise<string[]> =>
+      (await c.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("memory__"));
+    try {
+      const { client: before } = await httpClient(live.url, WRITER);
+      expect(await memoryTools(before)).toEqual(["memory__read_graph"]);
+      writeFileSync(file, "mcp_tools:\n  memory: [read_graph, search_nodes]\n");
+      const { client: after } = await httpClient(live.url, WRITER);
+      expect((await memoryTools(after)).sort()).toEqual(["memory__read_graph", "memory__search_nodes"]);
+      // A session keeps the map it started with.
+      expect(await memoryTools(before)).toEqual(["memory__read_graph"]);
+      await Promise.all([before.close(), after.close()]);
+    } finally {
+      await live.stop();
     }
   });
 });

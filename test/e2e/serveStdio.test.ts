@@ -9,6 +9,7 @@ import {
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { readAudit, type Connected } from "./helpers.js";
 import { serveStdio, serveWorld, textOf, until, type ServeWorld, type ToolText } from "./serveHelpers.js";
@@ -17,6 +18,7 @@ let world: ServeWorld;
 let served: Connected;
 let auditFile: string;
 const logMessages: Array<{ level: string; logger?: string; data: unknown }> = [];
+const updated: string[] = [];
 
 beforeAll(async () => {
   world = serveWorld({
@@ -65,6 +67,10 @@ beforeAll(async () => {
       client.setRequestHandler(ListRootsRequestSchema, async () => ({
         roots: [{ uri: `file://${world.fsRoot}`, name: "served root" }],
       }));
+      client.setNotificationHandler(
+        ResourceUpdatedNotificationSchema,
+        (n) => void updated.push(n.params.uri),
+      );
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
         logMessages.push(n.params as { level: string; logger?: string; data: unknown });
       });
@@ -203,6 +209,19 @@ describe("serve --stdio, direct mode", () => {
       uri: "toolgate://everything/demo://resource/dynamic/text/3",
       mimeType: "text/plain",
     });
+  });
+
+  it("subscribes to a resource and forwards its updates under the toolgate:// URI", async () => {
+    const uri = "toolgate://everything/demo://resource/dynamic/text/1";
+    await served.client.subscribeResource({ uri });
+    await served.client.callTool({ name: "everything__toggle-subscriber-updates", arguments: {} });
+    try {
+      await until(() => updated.includes(uri), 20_000);
+    } finally {
+      await served.client.callTool({ name: "everything__toggle-subscriber-updates", arguments: {} });
+      await served.client.unsubscribeResource({ uri });
+    }
+    expect(updated.every((u) => u.startsWith("toolgate://everything/"))).toBe(true);
   });
 
   it("rewrites resource links and embedded resources in tool results", async () => {
