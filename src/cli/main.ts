@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { registerConsoleCommand } from "./consoleCommand.js";
 import { registerInfoCommand } from "./infoCommand.js";
 import { registerListCommand } from "./listCommand.js";
 import { registerPolicyCommands } from "./policyCommands.js";
@@ -18,6 +19,7 @@ registerWrapCommand(program);
 registerInfoCommand(program);
 registerListCommand(program);
 registerServeCommand(program);
+registerConsoleCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {
