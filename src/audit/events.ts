@@ -2,7 +2,10 @@ import type { Rule } from "../policy/decision.js";
 
 /**
  * Audit events, one JSON object per line. Field names are snake_case and stable: scripts read them. New
- * fields may be added (a hash chain, redaction marks); existing ones keep their meaning.
+ * fields may be added (redaction marks, …); existing ones keep their meaning.
+ *
+ * Every event carries `policy_digest`. The JSONL sink adds the chain fields (ChainFields) in front of the
+ * event's own when it writes the line; the events built by wrap and serve never carry them.
  */
 
 /** What happened to a `tools/call`. `would-*`: `--dry-run`, the call was forwarded anyway. */
@@ -37,6 +40,32 @@ export interface ToolCallEvent extends EventBase {
   args_sha256: string | null;
   /** Present (`false`) only when the arguments have no RFC 8785 form and `args_sha256` is over JSON.stringify. */
   args_canonical?: false;
+  /** Only for tools under `tools.redact_args`: the arguments as the policy's redaction contract leaves them. */
+  args_redacted?: unknown;
+  /** Only for tools under `tools.approval_required` (and calls that carried an artifact): how it was approved. */
+  approval?: ApprovalRecord;
+}
+
+/** How a call was approved, or why it was not. */
+export interface ApprovalRecord {
+  /** The artifact supplied with the call (`_meta.approval`, stripped before forwarding), when there was one. */
+  artifact?: {
+    accepted: boolean;
+    source: "params._meta.approval" | "arguments._meta.approval" | "both";
+    /** `sha256:<hex>` of its RFC 8785 form under `profile`; absent when it has none. */
+    digest?: string;
+    profile?: string;
+    /** The artifact's own fields (approval_id, approver, issued_at, expires_at, bound_tool, …) when accepted. */
+    summary?: Record<string, unknown>;
+    /** Why it was not accepted. */
+    problem?: string;
+  };
+  /** The person's answer when toolgate asked through MCP elicitation. */
+  elicitation?: {
+    outcome: "accept" | "decline" | "cancel" | "not-approved" | "timeout" | "error" | "client-cancelled";
+    /** What went wrong, for `error` and `not-approved`. */
+    detail?: string;
+  };
 }
 
 export interface HiddenTool {
@@ -65,6 +94,19 @@ export interface RequestEvent extends EventBase {
 }
 
 export type AuditEvent = ToolCallEvent | ToolListEvent | RequestEvent;
+
+/**
+ * The hash chain, written by JsonlFileSink as the first two members of each line (see chain.ts).
+ * `seq` counts events from 1 across every run that appended to the file; `prev` is the hex SHA-256 of
+ * the previous line's exact bytes (without its newline), or AUDIT_GENESIS for the first line.
+ */
+export interface ChainFields {
+  seq: number;
+  prev: string;
+}
+
+/** An event as it stands in a JSONL audit log. */
+export type ChainedAuditEvent = AuditEvent & ChainFields;
 
 export function auditRule(rule: Rule | null): AuditRule | null {
   return rule === null ? null : { layer: rule.layer, kind: rule.kind, value: rule.value };

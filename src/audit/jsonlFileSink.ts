@@ -1,14 +1,29 @@
-import { closeSync, openSync, writeSync } from "node:fs";
+import { closeSync, fstatSync, openSync, writeSync } from "node:fs";
 import { ToolgateError } from "../errors.js";
+import { chainHeadAt } from "./auditFile.js";
+import { chainedLine, GENESIS_HEAD, lineHash, type ChainHead } from "./chain.js";
 import type { AuditEvent } from "./events.js";
 import type { AuditSink } from "./sink.js";
 
 /**
- * JSON Lines, append-only: opened with "a" so every write lands at the end even if others append too,
- * and written synchronously so the event is in the file before the call it records goes anywhere.
+ * JSON Lines, append-only and hash-chained (chain.ts): opened with "a" so every write lands at the end, and
+ * written synchronously so the event is in the file before the call it records goes anywhere.
+ *
+ * Appending to an existing log continues its chain from its last line, read when the sink opens; a log
+ * whose last line is not a complete chained event is refused (`E_AUDIT_CHAIN`), never silently restarted.
+ * Before each write the sink checks that the file is still the size it left it: when another process
+ * appended in between (two wrappers sharing a log), the chain continues from the line that process wrote;
+ * when the file now ends in something that is not a chained event, the write fails and the call is refused.
+ * Writers racing within that check can still fork the chain; `audit verify` then reports the fork. One log
+ * file per process avoids it.
  */
 export class JsonlFileSink implements AuditSink {
   private fd: number | null;
+  /** A second descriptor for reading the end of the file back (regular files only). */
+  private readFd: number | null = null;
+  private head: ChainHead = GENESIS_HEAD;
+  /** The file's size after our last write; -1 when it is not a regular file (a pipe, /dev/…). */
+  private expectedSize = -1;
 
   constructor(readonly path: string) {
     try {
@@ -16,31 +31,106 @@ export class JsonlFileSink implements AuditSink {
     } catch (error) {
       throw new ToolgateError("E_AUDIT_OPEN", `cannot open audit log '${path}': ${(error as Error).message}`);
     }
+    try {
+      const stat = fstatSync(this.fd);
+      if (stat.isFile()) {
+        this.readFd = openSync(path, "r");
+        const readStat = fstatSync(this.readFd);
+        if (readStat.ino !== stat.ino || readStat.dev !== stat.dev) {
+          throw new ToolgateError(
+            "E_AUDIT_OPEN",
+            `audit log '${path}' was replaced while it was being opened`,
+          );
+        }
+        this.expectedSize = readStat.size;
+        this.head = chainHeadAt(this.readFd, this.expectedSize, path);
+      }
+    } catch (error) {
+      this.close();
+      if (error instanceof ToolgateError) throw error;
+      throw new ToolgateError("E_AUDIT_OPEN", `cannot read audit log '${path}': ${(error as Error).message}`);
+    }
+  }
+
+  /** Where the chain stands: the last written line's `seq` and hash. */
+  get chainHead(): ChainHead {
+    return this.head;
   }
 
   write(event: AuditEvent): void {
     if (this.fd === null) throw new ToolgateError("E_AUDIT_WRITE", `audit log '${this.path}' is closed`);
-    const line = JSON.stringify(event) + "\n";
+    if (Object.hasOwn(event, "seq") || Object.hasOwn(event, "prev")) {
+      throw new ToolgateError("E_AUDIT_WRITE", "an audit event must not carry the chain fields seq or prev");
+    }
+    const json = JSON.stringify(event);
+    if (json.length < 3 || json[0] !== "{") {
+      throw new ToolgateError(
+        "E_AUDIT_WRITE",
+        "an audit event must be a JSON object with at least one field",
+      );
+    }
+    this.followOtherWriters();
+    const line = chainedLine(json, this.head);
+    const text = line + "\n";
+    const bytes = Buffer.byteLength(text, "utf8");
     try {
       // One write(2) of the string in the common case; a short write finishes from the encoded bytes.
-      const written = writeSync(this.fd, line);
-      const bytes = Buffer.byteLength(line, "utf8");
+      const written = writeSync(this.fd, text);
       if (written < bytes) {
-        const rest = Buffer.from(line, "utf8");
+        const rest = Buffer.from(text, "utf8");
         let offset = written;
         while (offset < rest.length) offset += writeSync(this.fd, rest, offset, rest.length - offset);
       }
     } catch (error) {
+      // A partial line may be in the file; the size check before the next write finds it and refuses.
       throw new ToolgateError(
         "E_AUDIT_WRITE",
         `cannot write audit log '${this.path}': ${(error as Error).message}`,
       );
     }
+    this.head = { seq: this.head.seq + 1, hash: lineHash(line) };
+    if (this.expectedSize >= 0) this.expectedSize += bytes;
   }
 
   close(): void {
+    if (this.readFd !== null) {
+      closeSync(this.readFd);
+      this.readFd = null;
+    }
     if (this.fd === null) return;
     closeSync(this.fd);
     this.fd = null;
+  }
+
+  /** Re-reads the head when the file is not the size our own writes left it (see the class comment). */
+  private followOtherWriters(): void {
+    if (this.readFd === null || this.expectedSize < 0) return;
+    let size: number;
+    try {
+      size = fstatSync(this.fd!).size;
+    } catch (error) {
+      throw new ToolgateError(
+        "E_AUDIT_WRITE",
+        `cannot check audit log '${this.path}': ${(error as Error).message}`,
+      );
+    }
+    if (size === this.expectedSize) return;
+    if (size < this.expectedSize) {
+      throw new ToolgateError(
+        "E_AUDIT_CHAIN",
+        `audit log '${this.path}' shrank from ${this.expectedSize} to ${size} bytes while it was open; refusing to continue its chain`,
+        `run \`toolgate audit verify ${this.path}\` and start a new log file`,
+      );
+    }
+    try {
+      this.head = chainHeadAt(this.readFd, size, this.path);
+    } catch (error) {
+      if (error instanceof ToolgateError) throw error;
+      throw new ToolgateError(
+        "E_AUDIT_WRITE",
+        `cannot read audit log '${this.path}': ${(error as Error).message}`,
+      );
+    }
+    this.expectedSize = size;
   }
 }

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from "commander";
 import { registerConsoleCommand } from "./consoleCommand.js";
+import { registerAuditCommand } from "./auditCommand.js";
 import { registerInfoCommand } from "./infoCommand.js";
 import { registerListCommand } from "./listCommand.js";
 import { registerPolicyCommands } from "./policyCommands.js";
@@ -20,6 +21,7 @@ registerInfoCommand(program);
 registerListCommand(program);
 registerServeCommand(program);
 registerConsoleCommand(program);
+registerAuditCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {

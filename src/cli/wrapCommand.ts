@@ -11,6 +11,7 @@ import { compilePolicy } from "../policy/compile.js";
 import { allowAllGate, createPolicyGate } from "../policy/policyGate.js";
 import { runStdioWrap } from "../transports/stdioWrap.js";
 import { addContextOptions } from "./contextOptions.js";
+import { describeError } from "./errorReport.js";
 import { planConfigDirWrap, usesConfigDir, type WrapConfigFlags, type WrapPlan } from "./wrapConfigDir.js";
 
 interface WrapOptions extends WrapConfigFlags {
@@ -77,7 +78,7 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
     try {
       audit = new JsonlFileSink(options.auditLog);
     } catch (error) {
-      log(error instanceof Error ? error.message : String(error));
+      log(describeError(error).trimEnd());
       return EXIT_BAD_INPUT;
     }
   }

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { argumentsDigest } from "../../../src/audit/argsDigest.js";
 import type { ToolCallEvent } from "../../../src/audit/events.js";
 import { JsonlFileSink } from "../../../src/audit/jsonlFileSink.js";
+import { AUDIT_GENESIS } from "../../../src/audit/chain.js";
+import { sha256Hex } from "../../../src/pins/hashes.js";
 
 const event = (tool: string): ToolCallEvent => ({
   time: "2026-01-01T00:00:00.000Z",
@@ -22,18 +24,39 @@ const event = (tool: string): ToolCallEvent => ({
 });
 
 describe("JsonlFileSink", () => {
-  it("appends one JSON line per event after what the file already holds", () => {
+  it("appends one chained JSON line per event, continuing the chain of what the file already holds", () => {
     const path = join(mkdtempSync(join(tmpdir(), "tg-audit-")), "audit.jsonl");
-    writeFileSync(path, '{"earlier":true}\n');
+    const first = new JsonlFileSink(path);
+    first.write(event("a"));
+    first.close();
     const sink = new JsonlFileSink(path);
-    sink.write(event("a"));
     sink.write(event("b"));
+    sink.write(event("c"));
     sink.close();
-    const lines = readFileSync(path, "utf8")
-      .trimEnd()
-      .split("\n")
-      .map((l) => JSON.parse(l) as { tool?: string });
-    expect(lines.map((l) => l.tool)).toEqual([undefined, "a", "b"]);
+    const lines = readFileSync(path, "utf8").trimEnd().split("\n");
+    const parsed = lines.map((l) => JSON.parse(l) as { tool: string; seq: number; prev: string });
+    expect(parsed.map((l) => [l.tool, l.seq])).toEqual([
+      ["a", 1],
+      ["b", 2],
+      ["c", 3],
+    ]);
+    expect(parsed[0]!.prev).toBe(AUDIT_GENESIS);
+    expect(parsed[1]!.prev).toBe(sha256Hex(lines[0]!));
+    expect(parsed[2]!.prev).toBe(sha256Hex(lines[1]!));
+  });
+
+  it("refuses to extend a log whose last line is not a complete chained event", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tg-audit-"));
+    for (const [name, content] of [
+      ["unchained.jsonl", '{"earlier":true}\n'],
+      ["cut.jsonl", '{"seq":1,"prev":"' + AUDIT_GENESIS + '","policy_digest":null'],
+      ["garbage.jsonl", "not json\n"],
+    ] as const) {
+      const path = join(dir, name);
+      writeFileSync(path, content);
+      expect(() => new JsonlFileSink(path)).toThrow(expect.objectContaining({ code: "E_AUDIT_CHAIN" }));
+      expect(readFileSync(path, "utf8")).toBe(content);
+    }
   });
 
   it("throws E_AUDIT_OPEN for a file it cannot open and E_AUDIT_WRITE after close", () => {
