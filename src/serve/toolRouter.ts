@@ -3,7 +3,6 @@ import { auditRule } from "../audit/events.js";
 import type { McpServerConfig } from "../config/mcpJson.js";
 import { denyResponse } from "../gateway/denyResult.js";
 import { unmetObligation } from "../gateway/obligations.js";
-import type { ListedTool } from "../gateway/toolCatalog.js";
 import { sdkUnknownToolAnswer } from "../gateway/unknownToolAnswer.js";
 import type { Rule, SessionCounters, Violation } from "../policy/decision.js";
 import type { ToolGate } from "../policy/gate.js";
@@ -26,6 +25,7 @@ import {
 } from "./naming.js";
 import { RelayedError, upstreamFailureResult } from "./relay.js";
 import { searchTools } from "./search.js";
+import type { CatalogTool } from "./serverCatalog.js";
 import type { ServeAudit } from "./serveAudit.js";
 import { UpstreamUnavailable, type UpstreamLink } from "./upstreamLink.js";
 import { rewriteToolResult } from "./uriRewrite.js";
@@ -56,7 +56,7 @@ export interface RouterDeps {
 
 /** How a tool of one server looks to this session. */
 type Sight =
-  | { kind: "visible"; tool: ListedTool }
+  | { kind: "visible"; tool: CatalogTool }
   /** Not shown: answered as a tool that does not exist. */
   | { kind: "hidden"; code: string | null; rule: Rule | null; reason: string }
   /** Not shown, but the policy says to explain calls to it (`enforcement.denied_tools: explain`). */
@@ -235,13 +235,13 @@ export class ToolRouter {
     const limited = this.requestLimit(requestId, slot, via, counters, params.arguments);
     if (limited !== null) return limited;
     if (args.kind === "search") {
-      let tools: ReadonlyMap<string, ListedTool>;
+      let tools: ReadonlyMap<string, CatalogTool>;
       try {
         tools = await slot.link.tools();
       } catch (error) {
         return upstreamFailureResult(messageOf(error));
       }
-      const visible: ListedTool[] = [];
+      const visible: CatalogTool[] = [];
       const hidden: HiddenTool[] = [];
       for (const tool of tools.values()) {
         const verdict = slot.gate.visibility(tool);
@@ -328,7 +328,7 @@ export class ToolRouter {
     if (!byName.visible && !byName.explain) {
       return { kind: "hidden", code: byName.code, rule: byName.rule, reason: byName.reason };
     }
-    let tools: ReadonlyMap<string, ListedTool>;
+    let tools: ReadonlyMap<string, CatalogTool>;
     try {
       tools = await slot.link.tools();
     } catch (error) {
@@ -413,7 +413,7 @@ export class ToolRouter {
     }
     const unmet = unmetObligation(decision);
     if (unmet !== null) {
-      const reason = unmet.reason.replace("toolgate wrap", "toolgate serve");
+      const reason = unmet.reason;
       record("deny", unmet.code, unmet.rule, reason);
       return denied(tool, unmet.code, reason, [], "policy", omitStructured);
     }

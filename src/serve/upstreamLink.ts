@@ -2,8 +2,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/mcpJson.js";
 import { ToolgateError } from "../errors.js";
-import { ToolCatalog, type ListedTool } from "../gateway/toolCatalog.js";
 import type { Upstream, UpstreamOptions } from "../gateway/upstream.js";
+import { ServerCatalog, type CatalogTool } from "./serverCatalog.js";
 
 /**
  * One client session's connection to one enabled server: opened on first need, kept and reused for every
@@ -54,7 +54,7 @@ export class UpstreamUnavailable extends ToolgateError {
 type LinkState =
   | { kind: "idle" }
   | { kind: "connecting"; done: Promise<Upstream> }
-  | { kind: "up"; upstream: Upstream; catalog: ToolCatalog; since: number }
+  | { kind: "up"; upstream: Upstream; catalog: ServerCatalog; since: number }
   | { kind: "down"; reason: string; retryAt: number }
   | { kind: "closed" };
 
@@ -64,7 +64,7 @@ export class UpstreamLink {
   private failures = 0;
   private timer: NodeJS.Timeout | null = null;
   private connectedOnce = false;
-  private lastKnown: ReadonlyMap<string, ListedTool> | null = null;
+  private lastKnown: ReadonlyMap<string, CatalogTool> | null = null;
 
   constructor(private readonly options: LinkOptions) {}
 
@@ -100,7 +100,7 @@ export class UpstreamLink {
   }
 
   /** The server's current tool catalog (every page), refetched after `list_changed`. */
-  async tools(): Promise<ReadonlyMap<string, ListedTool>> {
+  async tools(): Promise<ReadonlyMap<string, CatalogTool>> {
     await this.ready();
     const state = this.state;
     if (state.kind !== "up") return this.tools();
@@ -112,7 +112,7 @@ export class UpstreamLink {
   }
 
   /** The last catalog fetched on any connection of this link; null before the first. */
-  get lastKnownTools(): ReadonlyMap<string, ListedTool> | null {
+  get lastKnownTools(): ReadonlyMap<string, CatalogTool> | null {
     return this.lastKnown;
   }
 
@@ -162,17 +162,10 @@ export class UpstreamLink {
       void upstream.close().catch(() => {});
       throw new UpstreamUnavailable(`MCP server '${this.name}': the session is closed`);
     }
-    const catalog = new ToolCatalog(
-      async (cursor) => ({
-        jsonrpc: "2.0",
-        id: 0,
-        result: await upstream.client.listTools(cursor === undefined ? {} : { cursor }, {
-          timeout: this.options.timeoutMs,
-        }),
-      }),
+    const catalog = new ServerCatalog(
+      async () => (await upstream.listAllTools()) as CatalogTool[],
       (line) => this.options.hooks.log(`[${this.name}] ${line}`),
     );
-    if (upstream.capabilities.tools === undefined) catalog.setNoTools();
     const state: LinkState = { kind: "up", upstream, catalog, since: Date.now() };
     this.state = state;
     const reconnected = this.connectedOnce;
