@@ -14,7 +14,6 @@ import { DEFAULT_BACKOFF } from "../serve/upstreamLink.js";
 import { DEFAULT_MAX_BODY_BYTES, startHttpServer } from "../transports/httpServer.js";
 import { StrictStdioServerTransport } from "../transports/stdioServerTransport.js";
 import { addContextOptions, hasSelectionFlags, loadContext, type ContextFlags } from "./contextOptions.js";
-import type { ActivePolicy } from "../policy/policyLayer.js";
 
 interface ServeFlags extends ContextFlags {
   stdio?: boolean;
@@ -234,7 +233,7 @@ async function serve(flags: ServeFlags): Promise<number | null> {
   };
 
   if (!http) return serveStdio(clients[0]!, newSession, audit, log);
-  return serveHttp(flags, clients, newSession, audit, policy, log);
+  return serveHttp(flags, clients, newSession, audit, log);
 }
 
 async function serveStdio(
@@ -265,7 +264,6 @@ async function serveHttp(
   clients: ClientContext[],
   newSession: (c: ClientContext, id: string) => GatewaySession,
   audit: AuditSink | null,
-  _policy: ActivePolicy | null,
   log: (line: string) => void,
 ): Promise<number | null> {
   const identities = clients.map((c) => ({ digest: c.digest!, label: c.client, context: c }));
@@ -289,6 +287,12 @@ async function serveHttp(
     );
   }
   log(`serving MCP (${flags.mode} mode) on ${server.url}`);
+  if (!["127.0.0.1", "::1", "localhost"].includes(flags.host)) {
+    log(
+      `${flags.host} is not a loopback address: anyone who can reach it and holds a token can use this gateway; ` +
+        `clients must send a Host header naming ${flags.host} or an --allowed-host`,
+    );
+  }
   const stop = (): void => {
     void server.close().then(() => {
       audit?.close();
