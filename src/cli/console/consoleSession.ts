@@ -1,57 +1,30 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
 import {
   listConfigDirNames,
   loadAgent,
   loadRole,
   loadSession,
   loadSkill,
-  sessionFilePath,
   type LoadResult,
 } from "../../config/configDir.js";
-import {
-  findAlias,
-  findServer,
-  isKnownServerName,
-  serversNamedBy,
-  type ConfigDir,
-  type ContextSelection,
-} from "../../config/configDirModel.js";
+import { findServer, type ConfigDir, type ContextSelection } from "../../config/configDirModel.js";
 import { formatDiagnostic, hasErrors } from "../../config/diagnostics.js";
 import type { McpServerConfig } from "../../config/mcpJson.js";
-import { serializeSessionFile } from "../../config/sessionFile.js";
 import type { Upstream } from "../../gateway/upstream.js";
 import { capabilityNames } from "../../gateway/upstream.js";
-import { buildServerList, enabledServers } from "../../policy/enabledServers.js";
-import { deadPatternDiagnostics, deadPatterns } from "../../policy/explain.js";
+import { buildServerList } from "../../policy/enabledServers.js";
 import type { ActivePolicy } from "../../policy/policyLayer.js";
 import { policyHasNameRules } from "../../policy/policyLayer.js";
 import { composeVisibleTools, serverFilter } from "../../policy/serverFilter.js";
-import {
-  applySet,
-  clearMap,
-  innermostWritableLevel,
-  levelMap,
-  parseSetTarget,
-  parseSetValue,
-  setPatternNotes,
-  withLevelMap,
-  type WritableLevel,
-} from "../../policy/toolsSet.js";
-import type { ToolsMap } from "../../config/patternList.js";
-import { ToolgateError } from "../../errors.js";
 import { describeError, errorText } from "../errorReport.js";
 import { buildInfoView, renderInfoView } from "../render/infoView.js";
 import { renderListView } from "../render/listView.js";
 import { lookupEnabledServer } from "../serverLookup.js";
+import { failed, firstLine, lines, ok, type CommandResult } from "./commandResult.js";
 import type { CompletionContext } from "./completion.js";
+import { ConsoleServers } from "./consoleServers.js";
+import { runSet } from "./setCommand.js";
 
-/** What one console command printed, and whether it failed. */
-export interface CommandResult {
-  text: string;
-  ok: boolean;
-  exit?: boolean;
-}
+export type { CommandResult } from "./commandResult.js";
 
 export interface ConsoleSessionOptions {
   config: ConfigDir;
@@ -62,17 +35,6 @@ export interface ConsoleSessionOptions {
   /** Log lines (stderr): server start-up, dead-pattern warnings. */
   log(line: string): void;
 }
-
-interface Running {
-  upstream: Upstream;
-}
-
-const ok = (text: string): CommandResult => ({ text, ok: true });
-const failed = (code: string, message: string, hint?: string): CommandResult => ({
-  text: errorText(code, message, hint),
-  ok: false,
-});
-const lines = (...text: string[]): string => text.map((l) => `${l}\n`).join("");
 
 export const CONSOLE_HELP = lines(
   "Commands:",
@@ -99,41 +61,31 @@ export class ConsoleSession {
   private config: ConfigDir;
   private selection: ContextSelection;
   private readonly policy: ActivePolicy | null;
-  /** `.mcp enable|disable`: session-local, over what the context enables. */
-  private readonly overrides = new Map<string, boolean>();
-  private readonly running = new Map<string, Running>();
-  /** Enabled servers that could not be started, and why. */
-  private readonly failures = new Map<string, string>();
+  private readonly servers: ConsoleServers;
+  private readonly log: (line: string) => void;
 
-  constructor(private readonly options: ConsoleSessionOptions) {
+  constructor(options: ConsoleSessionOptions) {
     this.config = options.config;
     this.selection = { ...options.selection, skills: [...options.selection.skills] };
     this.policy = options.policy;
+    this.servers = new ConsoleServers({
+      config: () => this.config,
+      selection: () => this.selection,
+      connect: options.connect,
+      log: options.log,
+    });
+    this.log = options.log;
   }
 
   /** Starts every enabled server (concurrently); reports in mcp.json order on the log. */
   async start(): Promise<void> {
-    const text = await this.reconcile();
-    for (const line of text.split("\n")) if (line !== "") this.options.log(line);
+    const text = await this.servers.reconcile();
+    for (const line of text.split("\n")) if (line !== "") this.log(line);
   }
 
   /** Closes every server the console started. */
   async close(): Promise<void> {
-    const all = [...this.running.values()];
-    this.running.clear();
-    await Promise.all(all.map((r) => r.upstream.close().catch(() => {})));
-  }
-
-  /** The servers enabled now: the context's, changed by `.mcp enable|disable`. In mcp.json order. */
-  enabledSet(): Set<string> {
-    const fromContext = new Set(enabledServers(this.config, this.selection).servers);
-    return new Set(
-      this.config.mcp.servers.map((s) => s.name).filter((s) => this.overrides.get(s) ?? fromContext.has(s)),
-    );
-  }
-
-  runningServers(): string[] {
-    return this.config.mcp.servers.map((s) => s.name).filter((s) => this.running.has(s));
+    await this.servers.closeAll();
   }
 
   completionContext(): CompletionContext {
@@ -207,11 +159,11 @@ export class ConsoleSession {
       this.config,
       this.selection,
       name,
-      this.running.has(name) ? new Set([name]) : new Set(),
+      this.servers.upstream(name) === undefined ? new Set() : new Set([name]),
     );
     if (!found.ok) {
       if (found.code !== "E_SERVER_NOT_ENABLED") return failed(found.code, found.message, found.hint);
-      const why = this.failures.get(name);
+      const why = this.servers.failure(name);
       return failed(
         "E_SERVER_NOT_RUNNING",
         `MCP server '${name}' is configured but not running` +
@@ -219,7 +171,7 @@ export class ConsoleSession {
         `start the server with \`.mcp enable ${name}\` first`,
       );
     }
-    const upstream = this.running.get(name)!.upstream;
+    const upstream = this.servers.upstream(name)!;
     const catalog = (await upstream.listAllTools()).map((t) => t.name);
     const filter = serverFilter(this.config, this.selection, name, this.policy);
     const view = buildInfoView({
@@ -234,12 +186,12 @@ export class ConsoleSession {
   }
 
   private async infoTools(): Promise<CommandResult> {
-    const enabled = this.enabledSet();
+    const enabled = this.servers.enabled();
     const servers = [];
     let total = 0;
-    for (const name of this.runningServers()) {
+    for (const name of this.servers.runningNames()) {
       if (!enabled.has(name)) continue;
-      const tools = await this.running.get(name)!.upstream.listAllTools();
+      const tools = await this.servers.upstream(name)!.listAllTools();
       total += tools.length;
       servers.push({
         server: name,
@@ -253,8 +205,8 @@ export class ConsoleSession {
       ...composed.map((t) => `  ${t.name}`),
     ];
     for (const name of enabled) {
-      if (this.running.has(name)) continue;
-      const why = this.failures.get(name);
+      if (this.servers.upstream(name) !== undefined) continue;
+      const why = this.servers.failure(name);
       out.push(`⚠ ${name} is enabled but not running${why === undefined ? "" : `: ${firstLine(why)}`}`);
     }
     return ok(lines(...out));
@@ -267,7 +219,7 @@ export class ConsoleSession {
       return failed("E_CONSOLE_USAGE", "usage: .list mcp-servers");
     }
     const policyFilters = this.policy !== null && policyHasNameRules(this.policy.compiled.policy);
-    const enabled = this.enabledSet();
+    const enabled = this.servers.enabled();
     const rows = buildServerList(this.config, this.selection, () => policyFilters).map((r) => ({
       ...r,
       enabled: r.servers.some((s) => enabled.has(s)),
@@ -275,220 +227,29 @@ export class ConsoleSession {
     return ok(renderListView(rows));
   }
 
-  // ── .set ─────────────────────────────────────────────────────────────────────────────────────────────────
+  // ── .set, .mcp ───────────────────────────────────────────────────────────────────────────────────────────
 
-  private async set(rest: string): Promise<CommandResult> {
-    const space = rest.search(/\s/);
-    const setting = space < 0 ? rest : rest.slice(0, space);
-    const value = space < 0 ? null : rest.slice(space).trim();
-    if (setting === "")
-      return failed("E_CONSOLE_USAGE", "usage: .set mcp_tools.<server> <patterns>|null, .set mcp_tools null");
-    const target = parseSetTarget(setting);
-    if (target.kind === "error") return failed("E_SET_USAGE", target.message);
-    const level = innermostWritableLevel(this.config, this.selection);
-    if (!level.ok) return failed("E_GRAPH_AGENT_SET", level.message);
-    const map = levelMap(this.config, this.selection, level.level);
-
-    if (target.kind === "map") {
-      if (value === null) return ok(lines(`${level.label}: mcp_tools = ${mapText(map)}`));
-      if (value !== "null") {
-        return failed(
-          "E_SET_USAGE",
-          "mcp_tools takes only null (clear this layer's map); set servers with .set mcp_tools.<server> <patterns>",
-        );
-      }
-      return this.store(level.level, level.label, clearMap(), `mcp_tools cleared`);
-    }
-
-    const name = target.server;
-    const problem = this.setTargetProblem(name);
-    if (problem !== null) return failed("E_SET_TARGET", problem.message, problem.hint);
-    if (value === null) {
-      const entry = map?.find((e) => e.key === name);
-      return ok(
-        lines(
-          `${level.label}: mcp_tools.${name} = ${entry === undefined ? "(not set)" : entry.patterns.length === 0 ? "[]" : entry.patterns.map((p) => p.source).join(",")}`,
-        ),
-      );
-    }
-    const parsed = parseSetValue(value);
-    if (parsed.kind === "error") return failed("E_SET_VALUE", parsed.message);
-    if (parsed.kind === "remove") {
-      const present = map?.some((e) => e.key === name) === true;
-      const what = present
-        ? `mcp_tools.${name} removed, so this layer no longer restricts it`
-        : `mcp_tools.${name} was not set`;
-      return this.store(level.level, level.label, applySet(map, name, null), what);
-    }
-    const stored = await this.store(
-      level.level,
-      level.label,
-      applySet(map, name, parsed.patterns),
-      `mcp_tools.${name} = ${parsed.patterns.join(",")}`,
-    );
-    if (!stored.ok) return stored;
-    // Spec: a typo guard against the live tool list, not an error; the patterns stay stored.
-    const catalogs = new Map<string, string[]>();
-    for (const server of serversNamedBy(this.config, name)) {
-      const running = this.running.get(server);
-      if (running !== undefined)
-        catalogs.set(
-          server,
-          (await running.upstream.listAllTools()).map((t) => t.name),
-        );
-    }
-    const notes = setPatternNotes(this.config, this.selection, level.level, name, parsed.patterns, catalogs);
-    return ok(stored.text + lines(...notes));
+  private set(rest: string): Promise<CommandResult> {
+    return runSet(rest, {
+      config: this.config,
+      selection: this.selection,
+      enabled: this.servers.enabled(),
+      catalog: async (server) => {
+        const upstream = this.servers.upstream(server);
+        return upstream === undefined ? null : (await upstream.listAllTools()).map((t) => t.name);
+      },
+      commit: (config) => {
+        this.config = config;
+      },
+    });
   }
 
-  /** Spec: the server must be configured (or an alias) and enabled in the current context. */
-  private setTargetProblem(name: string): { message: string; hint?: string } | null {
-    if (!isKnownServerName(this.config, name)) {
-      return {
-        message: `MCP server '${name}' is not configured in mcp.json (nor a mapping_mcp_servers alias)`,
-      };
-    }
-    const enabled = this.enabledSet();
-    if (!serversNamedBy(this.config, name).some((s) => enabled.has(s))) {
-      return {
-        message: `MCP server '${name}' is not enabled in the current context`,
-        hint: `enable it with \`.mcp enable ${name}\` first`,
-      };
-    }
-    return null;
-  }
-
-  /** Applies `map` at `level`; a session's map is written to sessions/<name>.yaml (other keys and comments kept). */
-  private async store(
-    level: WritableLevel,
-    label: string,
-    map: ToolsMap | null,
-    what: string,
-  ): Promise<CommandResult> {
-    const next = withLevelMap(this.config, this.selection, level, map);
-    if (level !== "session") {
-      this.config = next;
-      return ok(lines(`${label}: ${what}; in memory only`));
-    }
-    const name = this.selection.session!;
-    const file = sessionFilePath(this.config.dir, name);
-    try {
-      const previous = existsSync(file) ? readFileSync(file, "utf8") : null;
-      const text = serializeSessionFile(previous, map);
-      mkdirSync(dirname(file), { recursive: true });
-      writeFileSync(file, text);
-    } catch (error) {
-      if (error instanceof ToolgateError) return { text: describeError(error), ok: false };
-      return failed(
-        "E_SESSION_WRITE",
-        `cannot write ${file}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    const session = next.sessions.get(name)!;
-    this.config = { ...next, sessions: new Map(next.sessions).set(name, { ...session, exists: true }) };
-    return ok(lines(`${label}: ${what}; saved to sessions/${name}.yaml`));
-  }
-
-  // ── .mcp enable|disable ──────────────────────────────────────────────────────────────────────────────────
-
-  private async mcp(args: string[]): Promise<CommandResult> {
+  private mcp(args: string[]): Promise<CommandResult> {
     const [action, name] = args;
     if ((action !== "enable" && action !== "disable") || name === undefined || args.length !== 2) {
-      return failed("E_CONSOLE_USAGE", "usage: .mcp enable <name> | .mcp disable <name>");
+      return Promise.resolve(failed("E_CONSOLE_USAGE", "usage: .mcp enable <name> | .mcp disable <name>"));
     }
-    if (!isKnownServerName(this.config, name)) {
-      return failed(
-        "E_UNKNOWN_SERVER",
-        `MCP server '${name}' is not configured in mcp.json (nor a mapping_mcp_servers alias)`,
-      );
-    }
-    const servers = serversNamedBy(this.config, name);
-    const out: string[] = [];
-    let allOk = true;
-    for (const server of servers) {
-      const before = this.overrides.get(server);
-      if (action === "disable") {
-        this.overrides.set(server, false);
-        const running = this.running.get(server);
-        this.failures.delete(server);
-        if (running === undefined) {
-          out.push(`MCP server '${server}' is not running.`);
-          continue;
-        }
-        this.running.delete(server);
-        await running.upstream.close();
-        out.push(`Stopped MCP server '${server}'.`);
-        continue;
-      }
-      this.overrides.set(server, true);
-      if (this.running.has(server)) {
-        out.push(`MCP server '${server}' is already running.`);
-        continue;
-      }
-      const started = await this.startServer(server);
-      out.push(started.line);
-      if (!started.ok) {
-        allOk = false;
-        // An explicit enable that fails leaves the server as it was.
-        if (before === undefined) this.overrides.delete(server);
-        else this.overrides.set(server, before);
-      }
-    }
-    if (findAlias(this.config, name) !== undefined && servers.length === 0) {
-      out.push(`alias '${name}' maps to no configured server`);
-    }
-    return { text: out.map((l) => (l.endsWith("\n") ? l : `${l}\n`)).join(""), ok: allOk };
-  }
-
-  private async startServer(name: string): Promise<{ ok: boolean; line: string }> {
-    const server = findServer(this.config, name)!;
-    try {
-      const upstream = await this.options.connect(server);
-      this.running.set(name, { upstream });
-      this.failures.delete(name);
-      void upstream.closed.then(() => {
-        // A server that went away on its own is no longer running.
-        if (this.running.get(name)?.upstream === upstream) {
-          this.running.delete(name);
-          this.failures.set(name, "the server closed the connection");
-          this.options.log(`MCP server '${name}' closed the connection`);
-        }
-      });
-      let count = "";
-      try {
-        const tools = (await upstream.listAllTools()).map((t) => t.name);
-        count = `, ${tools.length} tool${tools.length === 1 ? "" : "s"}`;
-        // Spec: dead patterns are logged as warnings when the server's catalog is fetched.
-        const layers = serverFilter(this.config, this.selection, name, this.policy).layers;
-        for (const d of deadPatternDiagnostics(name, deadPatterns(layers, tools))) {
-          this.options.log(formatDiagnostic(d));
-        }
-      } catch (error) {
-        this.options.log(describeError(error).trimEnd());
-      }
-      return { ok: true, line: `Started MCP server '${name}' (${server.transport}${count}).` };
-    } catch (error) {
-      const text = describeError(error);
-      this.failures.set(name, error instanceof Error ? error.message : String(error));
-      return { ok: false, line: text };
-    }
-  }
-
-  /** Starts newly enabled servers and stops servers no longer enabled; what happened, one line each. */
-  private async reconcile(): Promise<string> {
-    const enabled = this.enabledSet();
-    const stops: string[] = [];
-    for (const name of this.runningServers()) {
-      if (enabled.has(name)) continue;
-      const running = this.running.get(name)!;
-      this.running.delete(name);
-      await running.upstream.close();
-      stops.push(`Stopped MCP server '${name}'.`);
-    }
-    for (const name of [...this.failures.keys()]) if (!enabled.has(name)) this.failures.delete(name);
-    const toStart = [...enabled].filter((s) => !this.running.has(s) && !this.failures.has(s));
-    const started = await Promise.all(toStart.map((s) => this.startServer(s)));
-    return [...stops, ...started.map((s) => s.line)].map((l) => (l.endsWith("\n") ? l : `${l}\n`)).join("");
+    return this.servers.enableOrDisable(action, name);
   }
 
   // ── context switches ─────────────────────────────────────────────────────────────────────────────────────
@@ -515,7 +276,7 @@ export class ConsoleSession {
 
   private async switched(text: string, selection: ContextSelection, message: string): Promise<CommandResult> {
     this.selection = selection;
-    return ok(text + lines(message) + (await this.reconcile()));
+    return ok(text + lines(message) + (await this.servers.reconcile()));
   }
 
   private async switchRole(args: string[]): Promise<CommandResult> {
@@ -609,16 +370,4 @@ export class ConsoleSession {
     }
     return this.switched("", { ...rest, node: id }, `Node '${id}' of graph agent '${agent.name}' selected.`);
   }
-}
-
-function firstLine(text: string): string {
-  return text.split("\n")[0] ?? "";
-}
-
-/** A map as `.set` shows it: `github=get_*,list_*; slack=[]`, or `(none)`. */
-function mapText(map: ToolsMap | null): string {
-  if (map === null || map.length === 0) return "(none)";
-  return map
-    .map((e) => `${e.key}=${e.patterns.length === 0 ? "[]" : e.patterns.map((p) => p.source).join(",")}`)
-    .join("; ");
 }
