@@ -4,6 +4,7 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ErrorCode,
+  McpError,
   ResultSchema,
   SetLevelRequestSchema,
   type ClientCapabilities,
@@ -398,6 +399,15 @@ export class GatewaySession {
       if (isConnectionLoss(error)) {
         throw new UpstreamUnavailable(
           `MCP server '${slot.name}' closed the connection before answering ${method}; toolgate is reconnecting`,
+        );
+      }
+      const malformedAnswer = error instanceof Error && error.name === "ZodError";
+      if (!(error instanceof McpError) && !malformedAnswer && !extra.signal.aborted) {
+        // Not an answer of the server but a failure of the way to it: reconnect rather than reuse it.
+        const reason = `sending ${method} failed: ${messageOf(error)}`;
+        slot.link.dropConnection(upstream, reason);
+        throw new UpstreamUnavailable(
+          `MCP server '${slot.name}' could not be reached (${reason}); toolgate is reconnecting`,
         );
       }
       throw relayed(error);

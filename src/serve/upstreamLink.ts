@@ -65,6 +65,7 @@ export class UpstreamLink {
   private timer: NodeJS.Timeout | null = null;
   private connectedOnce = false;
   private lastKnown: ReadonlyMap<string, CatalogTool> | null = null;
+  private dropReason: string | null = null;
 
   constructor(private readonly options: LinkOptions) {}
 
@@ -123,6 +124,18 @@ export class UpstreamLink {
     return this.state.catalog.refresh();
   }
 
+  /**
+   * The transport failed under a request (a remote server that stopped answering, or lost our session): the
+   * connection is dropped as if the server had closed it, so it is reopened with backoff instead of being
+   * used again.
+   */
+  dropConnection(upstream: Upstream, reason: string): void {
+    const state = this.state;
+    if (state.kind !== "up" || state.upstream !== upstream) return;
+    this.dropReason = reason;
+    void upstream.close().catch(() => {});
+  }
+
   async close(): Promise<void> {
     const state = this.state;
     this.state = { kind: "closed" };
@@ -175,7 +188,10 @@ export class UpstreamLink {
       const lasted = Date.now() - state.since;
       if (lasted >= this.options.backoff.stableMs) this.failures = 0;
       const stderr = lastLine(upstream.stderrText());
-      this.goDown(`its connection closed${stderr === "" ? "" : ` (last stderr line: ${stderr})`}`);
+      const reason =
+        this.dropReason ?? `its connection closed${stderr === "" ? "" : ` (last stderr line: ${stderr})`}`;
+      this.dropReason = null;
+      this.goDown(reason);
     });
     this.options.hooks.onUp(upstream, reconnected);
     return upstream;

@@ -1,8 +1,12 @@
 // The per-session connection to one server: opened on first need and reused, reopened with exponential
 // backoff after a failure, failing fast (never waiting) while down.
 import { describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { McpServerConfig } from "../../../src/config/mcpJson.js";
 import type { Upstream, UpstreamOptions } from "../../../src/gateway/upstream.js";
+import { allowAllGate } from "../../../src/policy/policyGate.js";
+import { GatewaySession } from "../../../src/serve/gatewaySession.js";
 import { UpstreamLink, UpstreamUnavailable } from "../../../src/serve/upstreamLink.js";
 import { fakeConnect, stdioConfig } from "./fakeUpstream.js";
 
@@ -82,5 +86,72 @@ describe("UpstreamLink", () => {
     await expect(l.ready()).rejects.toThrow(/the session is closed/);
     await sleep(100);
     expect(attempts).toBe(2);
+  });
+});
+
+describe("GatewaySession over a link whose transport fails", () => {
+  it("answers at once, drops the connection and reconnects", async () => {
+    const base = fakeConnect({ tools: { srv: ["t"] }, executed: [] });
+    let connects = 0;
+    let failNext = false;
+    const logs: string[] = [];
+    const session = new GatewaySession({
+      mode: "direct",
+      context: {
+        client: "t",
+        selection: { skills: [] },
+        servers: [stdioConfig("srv")],
+        gates: new Map([["srv", allowAllGate()]]),
+        policy: allowAllGate(),
+      },
+      sessionId: "drop",
+      audit: null,
+      connect: async (c, o) => {
+        connects++;
+        const upstream = await base(c, o);
+        const request = upstream.client.request.bind(upstream.client);
+        upstream.client.request = ((...args: Parameters<typeof request>) => {
+          if (failNext) {
+            failNext = false;
+            return Promise.reject(new TypeError("fetch failed"));
+          }
+          return request(...args);
+        }) as typeof request;
+        return upstream;
+      },
+      upstreamTimeoutMs: 1000,
+      requestTimeoutMs: 1000,
+      backoff: { initialMs: 30, maxMs: 100, stableMs: 10_000 },
+      log: (l) => logs.push(l),
+    });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await session.connect(b);
+    const client = new Client({ name: "t", version: "1" });
+    await client.connect(a);
+    try {
+      expect(await client.callTool({ name: "srv__t", arguments: {} })).toEqual({
+        content: [{ type: "text", text: "ran t" }],
+      });
+      failNext = true;
+      const failed = await client.callTool({ name: "srv__t", arguments: {} });
+      expect(failed).toEqual({
+        content: [
+          {
+            type: "text",
+            text: "toolgate: MCP server 'srv' could not be reached (sending tools/call failed: fetch failed); toolgate is reconnecting",
+          },
+        ],
+        isError: true,
+      });
+      await sleep(120);
+      expect(connects).toBe(2);
+      expect(await client.callTool({ name: "srv__t", arguments: {} })).toEqual({
+        content: [{ type: "text", text: "ran t" }],
+      });
+      expect(logs.some((l) => l.includes("sending tools/call failed: fetch failed"))).toBe(true);
+    } finally {
+      await client.close();
+      await session.close();
+    }
   });
 });
