@@ -6,6 +6,7 @@ import { formatDiagnostic } from "../config/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import type { Policy } from "../config/policyModel.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../gateway/frames.js";
+import { localRealpath } from "../gateway/localRealpath.js";
 import { PolicyProxy } from "../gateway/policyProxy.js";
 import { compilePolicy } from "../policy/compile.js";
 import { allowAllGate, createPolicyGate } from "../policy/policyGate.js";
@@ -21,6 +22,7 @@ interface WrapOptions extends WrapConfigFlags {
   verbose?: boolean;
   label?: string;
   maxFrameBytes: number;
+  approvalTimeout: number;
 }
 
 /** Exit status when toolgate itself refuses to start (bad policy, unwritable audit log, bad flags). */
@@ -47,7 +49,17 @@ export function registerWrapCommand(program: Command): void {
       "decide and record, but filter and block nothing (audit says would-deny / would-hide)",
     )
     .option("--verbose", "one line per decision on stderr")
-    .option("--label <id>", "session label recorded in the audit log (default: a random id)")
+    .option(
+      "--label <id>",
+      "session label recorded in the audit log (default: a random id); also the server_id that tool_pins " +
+        "and approval questions name the server by (default: --server, else the server's own serverInfo.name)",
+    )
+    .option(
+      "--approval-timeout <seconds>",
+      "how long a call under tools.approval_required waits for the person's answer (MCP elicitation)",
+      positiveInteger,
+      120,
+    )
     .option(
       "--max-frame-bytes <n>",
       "longest accepted JSON-RPC line, either direction",
@@ -83,6 +95,7 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
     }
   }
 
+  const serverId = options.label ?? options.server;
   try {
     return await runStdioWrap({
       command: plan.command,
@@ -103,6 +116,10 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
             verbose: options.verbose === true,
             log,
             ...(plan.onCatalog === undefined ? {} : { onCatalog: plan.onCatalog }),
+            ...(serverId === undefined ? {} : { serverId }),
+            approvalTimeoutMs: options.approvalTimeout * 1000,
+            // The server runs here, so it sees the same filesystem (restrict_scope `realpath: true`).
+            realpath: localRealpath(plan.cwd ?? process.cwd()),
           },
           peers,
         ),

@@ -1,14 +1,29 @@
 import { argumentsDigest } from "../audit/argsDigest.js";
 import {
   auditRule,
+  type ApprovalRecord,
   type AuditEvent,
   type CallOutcome,
   type HiddenTool,
   type ToolCallEvent,
 } from "../audit/events.js";
 import type { AuditSink } from "../audit/sink.js";
-import type { Rule, SessionCounters, Violation } from "../policy/decision.js";
-import type { ToolGate } from "../policy/gate.js";
+import {
+  APPROVAL_DIGEST_PROFILE,
+  approvalDigest,
+  findApprovalArtifact,
+  stripApproval,
+  type ApprovalEvidence,
+  type ApprovalLookup,
+} from "../policy/controls/approval.js";
+import type { RealpathHook } from "../policy/controls/scope.js";
+import type { CallContext, Rule, SessionCounters, Violation } from "../policy/decision.js";
+import type { ToolContext, ToolGate } from "../policy/gate.js";
+import { extractToolSchemaTexts } from "../pins/exactHash.js";
+import { ApprovalAsker, type ApprovalOutcome } from "./approvalAsker.js";
+import { approvalRequestParams } from "./approvalPrompt.js";
+import { callRedaction, type CallRedaction } from "./callRedaction.js";
+import { clientElicitsForms } from "./clientCapabilities.js";
 import { denyResponse } from "./denyResult.js";
 import type { InboundFrame } from "./frames.js";
 import { readFrame } from "./inbound.js";
@@ -26,7 +41,7 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "./jsonRpc.js";
-import { unmetObligation } from "./obligations.js";
+import { planObligations, type RejectedArtifact } from "./obligations.js";
 import { PrivateRequests } from "./privateRequests.js";
 import { ToolCatalog, type ListedTool } from "./toolCatalog.js";
 import {
@@ -52,6 +67,15 @@ export interface PolicyProxyOptions {
   privateRequestTimeoutMs?: number;
   /** Called with the tool names each time toolgate has fetched the server's full catalog. */
   onCatalog?: (tools: readonly string[]) => void;
+  /**
+   * The server as `tool_pins` entries name it (`server_id`) and as approval questions show it. Absent: the
+   * `serverInfo.name` the server gives in its `initialize` answer.
+   */
+  serverId?: string;
+  /** How long a call that needs approval waits for the person's answer (default 120 s). */
+  approvalTimeoutMs?: number;
+  /** Resolves symbolic links for `restrict_scope` contracts with `realpath: true` (the server shares our filesystem). */
+  realpath?: RealpathHook;
 }
 
 /** Where the proxy's output goes; the transport serializes (JSON.stringify of the object given). */
@@ -61,7 +85,16 @@ export interface ProxyPeers {
 }
 
 type CallVerdict =
-  | { kind: "allow"; reason: string; rule: Rule | null; warnings: string[] }
+  | {
+      kind: "allow";
+      reason: string;
+      rule: Rule | null;
+      warnings: string[];
+      /** The approval artifact that satisfied `approval_required`. */
+      approval?: ApprovalEvidence;
+      /** The call needs the person's explicit accept before it is forwarded. */
+      ask?: { rule: Rule; rejected?: RejectedArtifact };
+    }
   | {
       kind: "deny";
       code: string;
@@ -71,10 +104,24 @@ type CallVerdict =
       by: "policy" | "toolgate";
       /** The tool is visible, so the client has its definition (and may validate against its outputSchema). */
       shownToClient: boolean;
+      /** A supplied approval artifact that was not accepted. */
+      rejected?: RejectedArtifact;
     }
   | { kind: "hidden"; code: string | null; reason: string; rule: Rule | null };
 
+/** One `tools/call` as the proxy handles it: the request to forward (approval artifact stripped) and its parts. */
+interface CallInHand {
+  /** The request as it would be forwarded: the checked object, without `_meta.approval`. */
+  forward: JsonRpcRequest;
+  name: string;
+  /** `arguments` as forwarded (and decided), `undefined` when absent. */
+  args: unknown;
+  lookup: ApprovalLookup;
+  definition: ListedTool | undefined;
+}
+
 const DEFAULT_PRIVATE_TIMEOUT_MS = 10_000;
+const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 
 /**
  * The policy proxy between one MCP client and one MCP server, independent of how messages travel. Every
@@ -93,7 +140,17 @@ export class PolicyProxy {
   private readonly catalog: ToolCatalog;
   private readonly timeoutMs: number;
 
+  private readonly approvals: ApprovalAsker;
+  private readonly approvalTimeoutMs: number;
+
   private readonly counters: SessionCounters = { requests: 0, toolCalls: 0 };
+  /** The client declared form-mode elicitation in `initialize`: approvals can be asked. */
+  private clientCanElicit = false;
+  /** `serverInfo.name` from the server's `initialize` answer. */
+  private serverName: string | undefined;
+  /** Every tool name a filtered list has shown the client this session (a withheld one then gets the explicit deny). */
+  private readonly shownTools = new Set<string>();
+  private lastCatalogWarnings = "";
   /** Client `initialize` requests awaiting the server's answer (its capabilities decide the catalog). */
   private readonly initializeIds = new Set<JsonRpcId>();
   /** Client `tools/list` requests awaiting the server's answer: only these answers are filtered. */
@@ -118,10 +175,12 @@ export class PolicyProxy {
     this.dryRun = options.dryRun === true;
     this.timeoutMs = options.privateRequestTimeoutMs ?? DEFAULT_PRIVATE_TIMEOUT_MS;
     this.privateRequests = new PrivateRequests((request) => peers.toServer(request), this.timeoutMs);
+    this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    this.approvals = new ApprovalAsker((message) => peers.toClient(message), this.approvalTimeoutMs);
     this.catalog = new ToolCatalog(
-      (cursor) => this.privateRequests.request("tools/list", cursor === undefined ? {} : { cursor }),
+      (cursor) => this.privateRequests.start("tools/list", cursor === undefined ? {} : { cursor }).answer,
       options.log,
-      options.onCatalog === undefined ? undefined : (tools) => options.onCatalog!([...tools.keys()]),
+      (tools) => this.catalogFetched(tools),
     );
   }
 
@@ -135,7 +194,9 @@ export class PolicyProxy {
       return;
     }
     if (inbound.kind === "response") {
-      this.peers.toServer(inbound.message);
+      const id = (inbound.message as JsonRpcResponse).id;
+      if (this.approvals.owns(id)) this.approvals.settle(id, inbound.message as JsonRpcResponse);
+      else this.peers.toServer(inbound.message);
       return;
     }
     const message = inbound.message as JsonRpcRequest | JsonRpcNotification;
@@ -153,19 +214,32 @@ export class PolicyProxy {
     if (inbound.kind === "response") {
       const response = inbound.message as JsonRpcResponse;
       const id = response.id;
+      const text = frame.kind === "text" ? frame.text : undefined;
       if (this.privateRequests.owns(id)) {
-        this.privateRequests.settle(id, response);
+        this.privateRequests.settle(id, response, text);
         return;
       }
       if (id !== null && this.initializeIds.delete(id)) this.noteInitializeResult(response);
       else if (id !== null && this.pendingLists.delete(id)) {
-        this.filterList(response);
+        this.filterList(response, text);
         return;
       }
       this.peers.toClient(response);
       return;
     }
     const message = inbound.message as JsonRpcRequest | JsonRpcNotification;
+    if (inbound.kind === "request" && this.approvals.owns((message as JsonRpcRequest).id)) {
+      // The client's answer would be taken for the answer to one of toolgate's approval questions.
+      this.options.log("refused a server request whose id is inside toolgate's private namespace");
+      this.peers.toServer(
+        errorResponse(
+          (message as JsonRpcRequest).id,
+          INVALID_REQUEST,
+          "Invalid Request: this id is reserved by toolgate; use another",
+        ),
+      );
+      return;
+    }
     if (inbound.kind === "notification" && message.method === "notifications/tools/list_changed") {
       this.catalog.markStale();
       if (this.started) void this.catalog.refresh();
@@ -176,6 +250,11 @@ export class PolicyProxy {
   /** The server is gone: nothing toolgate asked it will be answered. */
   serverClosed(): void {
     this.privateRequests.abandonAll("the server closed its output");
+  }
+
+  /** The client is gone: no approval question will be answered, so the calls waiting for one are denied. */
+  clientClosed(): void {
+    this.approvals.abandonAll("the client closed its input");
   }
 
   /** Resolves once no client message is waiting to be handled. */
@@ -223,6 +302,8 @@ export class PolicyProxy {
 
   private handleClientMessage(message: JsonRpcRequest | JsonRpcNotification): Promise<void> | undefined {
     if (!isRequest(message)) {
+      if (message.method === "notifications/cancelled" && this.cancelPendingApproval(message))
+        return undefined;
       this.peers.toServer(message);
       if (message.method === "notifications/initialized") this.start();
       return undefined;
@@ -240,6 +321,7 @@ export class PolicyProxy {
     }
     switch (request.method) {
       case "initialize":
+        this.clientCanElicit = clientElicitsForms(request.params);
         this.initializeIds.add(request.id);
         this.peers.toServer(request);
         return undefined;
@@ -353,62 +435,94 @@ export class PolicyProxy {
     if (!isJsonObject(result)) return;
     const capabilities = result.capabilities;
     this.serverHasTools = isJsonObject(capabilities) && isJsonObject(capabilities.tools);
+    const info = result.serverInfo;
+    if (isJsonObject(info) && typeof info.name === "string" && info.name !== "") this.serverName = info.name;
+  }
+
+  /** The server as pins and approval questions name it. */
+  private serverId(): string | undefined {
+    return this.options.serverId ?? this.serverName;
+  }
+
+  /** What the pin stage needs besides a definition from the catalog. */
+  private catalogToolContext(name: string): ToolContext {
+    const serverId = this.serverId();
+    const context: ToolContext = { listed: true, exactSchemaText: () => this.catalog.exactSchemaText(name) };
+    if (serverId !== undefined) context.serverId = serverId;
+    return context;
+  }
+
+  /** Each fetched catalog: pins left without their tool and tools withheld for drift, said once until they change. */
+  private catalogFetched(tools: ReadonlyMap<string, ListedTool>): void {
+    const names = [...tools.keys()];
+    this.options.onCatalog?.(names);
+    const lines = this.gate.catalogWarnings?.(names, this.serverId()) ?? [];
+    for (const [name, tool] of tools) {
+      const verdict = this.gate.visibility(tool, this.catalogToolContext(name));
+      if (!verdict.visible && verdict.code === "E_TOOL_DRIFT") {
+        lines.push(`withholding tool '${name}' (E_TOOL_DRIFT): ${verdict.reason}`);
+      }
+    }
+    const text = lines.join("\n");
+    if (text === this.lastCatalogWarnings) return;
+    this.lastCatalogWarnings = text;
+    for (const line of lines) this.options.log(line);
   }
 
   private decideToolCall(request: JsonRpcRequest, name: string, counters: SessionCounters): void {
-    const args = request.params?.arguments;
+    const call = this.callInHand(request, name);
     const listed = this.catalog.current();
-    const definition = listed.ok ? listed.tools.get(name) : undefined;
-    const verdict = this.callVerdict(name, args, counters, listed.ok ? null : listed.reason, definition);
+    const verdict = this.callVerdict(call, counters, listed.ok ? null : listed.reason);
 
+    if (verdict.kind === "allow" && verdict.ask !== undefined && !this.dryRun) {
+      this.askApproval(call, verdict.ask, verdict.warnings);
+      return;
+    }
     const outcome: CallOutcome = this.dryRun
-      ? verdict.kind === "allow"
+      ? verdict.kind === "allow" && verdict.ask === undefined
         ? "allow"
-        : verdict.kind === "deny"
-          ? "would-deny"
-          : "would-hide"
+        : verdict.kind === "hidden"
+          ? "would-hide"
+          : "would-deny"
       : verdict.kind;
-    const code = verdict.kind === "allow" ? null : verdict.code;
-    const recorded = this.record(() => {
-      // Written out rather than spread together: this runs once per audited call.
-      const digest = argumentsDigest(args);
-      const event: ToolCallEvent = {
-        time: new Date().toISOString(),
-        session: this.options.session,
-        policy_digest: this.gate.policyDigest,
-        request_id: request.id,
-        event: "tools/call",
-        tool: name,
-        decision: outcome,
-        code,
-        rule: auditRule(verdict.rule),
-        reason: verdict.reason,
-        warnings: verdict.kind === "allow" ? verdict.warnings : [],
-        args_sha256: digest.sha256,
-      };
-      if (!digest.canonical) event.args_canonical = false;
-      return event;
+    let redaction: CallRedaction | undefined;
+    const redact = (): CallRedaction => (redaction ??= this.redactionFor(call));
+    // Reasons of refusals can quote argument values (a path outside the scope); allow reasons never do.
+    const reason =
+      verdict.kind !== "allow"
+        ? redact().scrub(verdict.reason)
+        : verdict.ask !== undefined
+          ? `${redact().scrub(approvalRequiredText(call.name, verdict.ask.rule))}: dry run, the person was not asked and the call was forwarded`
+          : verdict.reason;
+    const code =
+      verdict.kind === "allow" ? (verdict.ask === undefined ? null : "E_APPROVAL_REQUIRED") : verdict.code;
+    const recorded = this.recordCall(call, redact, {
+      decision: outcome,
+      code,
+      rule: verdict.kind === "allow" && verdict.ask !== undefined ? verdict.ask.rule : verdict.rule,
+      reason,
+      warnings: verdict.kind === "allow" ? verdict.warnings : [],
+      approval: () =>
+        approvalRecord(
+          call.lookup,
+          verdict.kind === "allow"
+            ? (verdict.approval ?? verdict.ask?.rejected)
+            : verdict.kind === "deny"
+              ? verdict.rejected
+              : undefined,
+          undefined,
+          redact(),
+        ),
     });
     if (this.options.verbose === true) {
       this.options.log(
-        `tools/call ${name}: ${outcome}${code === null ? "" : ` ${code}`} — ${verdict.reason}${ruleText(verdict.rule)}`,
+        `tools/call ${name}: ${outcome}${code === null ? "" : ` ${code}`} — ${reason}${ruleText(verdict.rule)}`,
       );
     }
 
     if (verdict.kind === "allow" || this.dryRun) {
-      if (recorded) this.peers.toServer(request);
-      else {
-        this.peers.toClient(
-          denyResponse(request.id, {
-            tool: name,
-            code: "E_AUDIT_WRITE",
-            reason: "the audit log could not be written, so the call was not forwarded",
-            violations: [],
-            by: "toolgate",
-            omitStructuredContent: hasOutputSchema(definition),
-          }),
-        );
-      }
+      if (recorded) this.peers.toServer(call.forward);
+      else this.refuseUnrecorded(call);
       return;
     }
     // A refusal is answered the same whether or not it was recorded (the failure is on stderr): an
@@ -425,18 +539,177 @@ export class PolicyProxy {
         violations: verdict.violations,
         by: verdict.by,
         // A tool the client was never shown has no output schema on the client's side.
-        omitStructuredContent: verdict.shownToClient && hasOutputSchema(definition),
+        omitStructuredContent: verdict.shownToClient && hasOutputSchema(call.definition),
       }),
     );
   }
 
+  /** The call with its approval artifact found and stripped: what is decided is what would be forwarded. */
+  private callInHand(request: JsonRpcRequest, name: string): CallInHand {
+    const lookup = findApprovalArtifact(request.params);
+    const params = lookup.kind === "none" ? request.params : stripApproval(request.params);
+    const forward = params === request.params ? request : { ...request, params };
+    const listed = this.catalog.current();
+    return {
+      forward,
+      name,
+      args: params?.arguments,
+      lookup,
+      definition: listed.ok ? listed.tools.get(name) : undefined,
+    };
+  }
+
+  private redactionFor(call: CallInHand): CallRedaction {
+    return callRedaction(this.gate.redaction?.(call.name) ?? null, call.args);
+  }
+
+  private refuseUnrecorded(call: CallInHand): void {
+    this.peers.toClient(
+      denyResponse(call.forward.id, {
+        tool: call.name,
+        code: "E_AUDIT_WRITE",
+        reason: "the audit log could not be written, so the call was not forwarded",
+        violations: [],
+        by: "toolgate",
+        omitStructuredContent: hasOutputSchema(call.definition),
+      }),
+    );
+  }
+
+  /**
+   * Asks the person (MCP elicitation) and forwards only on an explicit approval. The question does not hold
+   * up the client's other messages: they go on being handled while the person decides.
+   */
+  private askApproval(
+    call: CallInHand,
+    ask: { rule: Rule; rejected?: RejectedArtifact },
+    warnings: string[],
+  ): void {
+    const redaction = this.redactionFor(call);
+    const params = approvalRequestParams({
+      tool: call.name,
+      ...(this.serverId() === undefined ? {} : { server: this.serverId()! }),
+      shownArguments: redaction.shownArguments(),
+      rule: ask.rule,
+      ...(ask.rejected === undefined ? {} : { rejectedArtifact: redaction.scrub(ask.rejected.problem) }),
+    });
+    this.verbose(
+      `tools/call ${call.name}: asking the person for approval (tools.approval_required '${ask.rule.value}')`,
+    );
+    void this.approvals
+      .ask(call.forward.id, params)
+      .then((answer) => this.approvalAnswered(call, ask, warnings, answer, redaction))
+      .catch((error: unknown) => this.internalError(call.forward, error));
+  }
+
+  private approvalAnswered(
+    call: CallInHand,
+    ask: { rule: Rule; rejected?: RejectedArtifact },
+    warnings: string[],
+    answer: ApprovalOutcome,
+    redaction: CallRedaction,
+  ): void {
+    const outcome = answer.approved ? "accept" : answer.outcome;
+    const detail =
+      !answer.approved && answer.detail !== undefined ? redaction.scrub(answer.detail) : undefined;
+    const approval = (): ApprovalRecord | undefined =>
+      approvalRecord(
+        call.lookup,
+        ask.rejected,
+        { outcome, ...(detail === undefined ? {} : { detail }) },
+        redaction,
+      );
+    const required = redaction.scrub(approvalRequiredText(call.name, ask.rule));
+    if (answer.approved) {
+      const reason = `${required}: the person approved this call`;
+      const recorded = this.recordCall(call, () => redaction, {
+        decision: "allow",
+        code: null,
+        rule: ask.rule,
+        reason,
+        warnings,
+        approval,
+      });
+      this.verbose(`tools/call ${call.name}: allow — ${reason}`);
+      if (recorded) this.peers.toServer(call.forward);
+      else this.refuseUnrecorded(call);
+      return;
+    }
+    const reason = `${required} and ${notApprovedText(answer.outcome, this.approvalTimeoutMs)}${detail === undefined ? "" : ` (${detail})`}`;
+    this.recordCall(call, () => redaction, {
+      decision: "deny",
+      code: "E_APPROVAL_REQUIRED",
+      rule: ask.rule,
+      reason,
+      warnings: [],
+      approval,
+    });
+    this.verbose(`tools/call ${call.name}: deny E_APPROVAL_REQUIRED — ${reason}`);
+    // A call the client cancelled is not answered (MCP cancellation).
+    if (answer.outcome === "client-cancelled") return;
+    this.peers.toClient(
+      denyResponse(call.forward.id, {
+        tool: call.name,
+        code: "E_APPROVAL_REQUIRED",
+        reason,
+        violations: [],
+        by: "policy",
+        omitStructuredContent: hasOutputSchema(call.definition),
+      }),
+    );
+  }
+
+  /** `notifications/cancelled` for a call waiting for its approval: withdraw the question; the server never saw the call. */
+  private cancelPendingApproval(message: JsonRpcNotification): boolean {
+    const requestId = message.params?.requestId;
+    if (typeof requestId !== "string" && typeof requestId !== "number") return false;
+    return this.approvals.cancelCall(requestId);
+  }
+
+  private recordCall(
+    call: CallInHand,
+    redaction: () => CallRedaction,
+    what: {
+      decision: CallOutcome;
+      code: string | null;
+      rule: Rule | null;
+      reason: string;
+      warnings: string[];
+      approval: () => ApprovalRecord | undefined;
+    },
+  ): boolean {
+    return this.record(() => {
+      // Written out rather than spread together: this runs once per audited call.
+      const digest = argumentsDigest(call.args);
+      const event: ToolCallEvent = {
+        time: new Date().toISOString(),
+        session: this.options.session,
+        policy_digest: this.gate.policyDigest,
+        request_id: call.forward.id,
+        event: "tools/call",
+        tool: call.name,
+        decision: what.decision,
+        code: what.code,
+        rule: auditRule(what.rule),
+        reason: what.reason,
+        warnings: what.warnings,
+        args_sha256: digest.sha256,
+      };
+      if (!digest.canonical) event.args_canonical = false;
+      const r = redaction();
+      if (r.contract !== null) event.args_redacted = r.shownArguments();
+      const approval = what.approval();
+      if (approval !== undefined) event.approval = approval;
+      return event;
+    });
+  }
+
   private callVerdict(
-    name: string,
-    args: unknown,
+    call: CallInHand,
     counters: SessionCounters,
     catalogProblem: string | null,
-    definition: ListedTool | undefined,
   ): CallVerdict {
+    const { name, definition } = call;
     if (catalogProblem !== null) {
       return {
         kind: "deny",
@@ -456,9 +729,11 @@ export class PolicyProxy {
         rule: null,
       };
     }
-    const visibility = this.gate.visibility(definition);
+    const visibility = this.gate.visibility(definition, this.catalogToolContext(name));
     if (!visibility.visible) {
-      if (visibility.explain) {
+      // A tool withheld for drift that the client was shown before: the model knows it exists, so say why.
+      const shownBefore = visibility.code === "E_TOOL_DRIFT" && this.shownTools.has(name);
+      if (visibility.explain || shownBefore) {
         const code = visibility.code ?? "E_TOOL_NOT_ALLOWED";
         return {
           kind: "deny",
@@ -467,12 +742,12 @@ export class PolicyProxy {
           rule: visibility.rule,
           violations: [],
           by: "policy",
-          shownToClient: false,
+          shownToClient: shownBefore,
         };
       }
       return { kind: "hidden", code: visibility.code, reason: visibility.reason, rule: visibility.rule };
     }
-    const decision = this.gate.decideCall(name, args, counters);
+    const decision = this.gate.decideCall(name, call.args, counters, this.callContext(call));
     if (decision.decision === "deny") {
       const code = decision.code ?? "E_TOOL_DENIED";
       return {
@@ -485,23 +760,63 @@ export class PolicyProxy {
         shownToClient: true,
       };
     }
-    const unmet = unmetObligation(decision);
-    if (unmet !== null) {
-      return {
-        kind: "deny",
-        code: unmet.code,
-        reason: unmet.reason,
-        rule: unmet.rule,
-        violations: [],
-        by: "policy",
-        shownToClient: true,
-      };
+    const plan = planObligations(
+      decision,
+      this.clientCanElicit ? null : "the client did not declare form-mode elicitation in initialize",
+    );
+    switch (plan.kind) {
+      case "refuse": {
+        const denied: CallVerdict = {
+          kind: "deny",
+          code: plan.code,
+          reason: plan.reason,
+          rule: plan.rule,
+          violations: [],
+          by: "policy",
+          shownToClient: true,
+        };
+        if (plan.artifactProblem !== undefined) {
+          denied.rejected = {
+            problem: plan.artifactProblem,
+            ...(plan.artifactDigest === undefined ? {} : { digest: plan.artifactDigest }),
+          };
+        }
+        return denied;
+      }
+      case "ask":
+        return {
+          kind: "allow",
+          reason: decision.reason,
+          rule: decision.rule,
+          warnings: decision.warnings,
+          ask:
+            plan.rejected === undefined ? { rule: plan.rule } : { rule: plan.rule, rejected: plan.rejected },
+        };
+      case "forward": {
+        const allowed: CallVerdict = {
+          kind: "allow",
+          reason: decision.reason,
+          rule: decision.rule,
+          warnings: decision.warnings,
+        };
+        if (plan.approval !== undefined) allowed.approval = plan.approval;
+        return allowed;
+      }
     }
-    return { kind: "allow", reason: decision.reason, rule: decision.rule, warnings: decision.warnings };
+  }
+
+  /** What the decision knows beyond name and arguments: the artifact, the server's schema, the filesystem. */
+  private callContext(call: CallInHand): CallContext | undefined {
+    const context: CallContext = {};
+    if (call.lookup.kind === "found") context.approval = call.lookup.artifact;
+    else if (call.lookup.kind === "conflict") context.approvalProblem = call.lookup.reason;
+    if (call.definition?.inputSchema !== undefined) context.inputSchema = call.definition.inputSchema;
+    if (this.options.realpath !== undefined) context.realpath = this.options.realpath;
+    return context;
   }
 
   /** Every `tools/list` answer the client asked for, every page: only visible tools (cursors untouched). */
-  private filterList(response: JsonRpcResponse): void {
+  private filterList(response: JsonRpcResponse, text: string | undefined): void {
     if (response.error !== undefined) {
       this.peers.toClient(response);
       return;
@@ -522,14 +837,37 @@ export class PolicyProxy {
     }
     const shown: unknown[] = [];
     const hidden: HiddenTool[] = [];
+    const serverId = this.serverId();
+    let schemaTexts: Map<string, string> | undefined;
+    const exactText = (name: string): string | undefined => {
+      if (schemaTexts === undefined) {
+        schemaTexts = new Map();
+        if (text !== undefined) {
+          try {
+            schemaTexts = extractToolSchemaTexts(text);
+          } catch (error) {
+            this.options.log(
+              `cannot read exact schema texts from the tools/list answer: ${error instanceof Error ? error.message : String(error)}`,
+            );
+          }
+        }
+      }
+      return schemaTexts.get(name);
+    };
     for (const tool of result.tools) {
       if (!isJsonObject(tool) || typeof tool.name !== "string") {
         // Nothing to decide on: never shown, even in a dry run.
         hidden.push({ tool: "(malformed entry)", code: null, rule: null });
         continue;
       }
-      const verdict = this.gate.visibility(tool as ListedTool);
-      if (verdict.visible || this.dryRun) shown.push(tool);
+      const name = tool.name;
+      const context: ToolContext = { listed: true, exactSchemaText: () => exactText(name) };
+      if (serverId !== undefined) context.serverId = serverId;
+      const verdict = this.gate.visibility(tool as ListedTool, context);
+      if (verdict.visible || this.dryRun) {
+        shown.push(tool);
+        this.shownTools.add(name);
+      }
       if (!verdict.visible)
         hidden.push({ tool: tool.name, code: verdict.code, rule: auditRule(verdict.rule) });
     }
@@ -597,6 +935,76 @@ export class PolicyProxy {
 
 function hasOutputSchema(definition: ListedTool | undefined): boolean {
   return definition !== undefined && definition.outputSchema !== undefined;
+}
+
+function approvalRequiredText(tool: string, rule: Rule): string {
+  return `tool '${tool}' requires approval (tools.approval_required '${rule.value}')`;
+}
+
+function notApprovedText(
+  outcome: Exclude<ApprovalOutcome, { approved: true }>["outcome"],
+  timeoutMs: number,
+): string {
+  switch (outcome) {
+    case "decline":
+      return "the person declined";
+    case "cancel":
+      return "the person dismissed the question (cancel)";
+    case "not-approved":
+      return "the person accepted the form without approving";
+    case "timeout":
+      return `no answer came within ${Math.round(timeoutMs / 1000)} s (--approval-timeout)`;
+    case "client-cancelled":
+      return "the client cancelled the call while the person was being asked";
+    case "error":
+      return "asking the person failed";
+  }
+}
+
+/**
+ * The audit record of a call's approval: the artifact that came with it (accepted, rejected or not
+ * checked), and what the person answered when asked. `undefined` when there is neither.
+ */
+function approvalRecord(
+  lookup: ApprovalLookup,
+  checked: ApprovalEvidence | RejectedArtifact | undefined,
+  elicitation: ApprovalRecord["elicitation"],
+  redaction: CallRedaction,
+): ApprovalRecord | undefined {
+  const record: ApprovalRecord = {};
+  if (lookup.kind === "conflict") {
+    record.artifact = { accepted: false, source: "both", problem: lookup.reason };
+  } else if (lookup.kind === "found") {
+    if (checked !== undefined && "summary" in checked) {
+      record.artifact = {
+        accepted: true,
+        source: lookup.source,
+        digest: checked.digest,
+        profile: checked.profile,
+        summary: { ...checked.summary },
+      };
+    } else {
+      const problem =
+        checked === undefined
+          ? "not checked: the call was decided before (or without) its approval step; the artifact was stripped"
+          : redaction.scrub(checked.problem);
+      let digest = checked?.digest;
+      if (digest === undefined) {
+        try {
+          digest = approvalDigest(lookup.artifact);
+        } catch {
+          // No RFC 8785 form: recorded without a digest.
+        }
+      }
+      record.artifact = { accepted: false, source: lookup.source, problem };
+      if (digest !== undefined) {
+        record.artifact.digest = digest;
+        record.artifact.profile = APPROVAL_DIGEST_PROFILE;
+      }
+    }
+  }
+  if (elicitation !== undefined) record.elicitation = elicitation;
+  return record.artifact === undefined && record.elicitation === undefined ? undefined : record;
 }
 
 function ruleText(rule: Rule | null): string {

@@ -1,5 +1,7 @@
+import { extractToolSchemaTexts } from "../pins/exactHash.js";
 import type { ToolDefinition } from "../policy/gate.js";
-import { isJsonObject, type JsonRpcResponse } from "./jsonRpc.js";
+import { isJsonObject } from "./jsonRpc.js";
+import type { AnsweredRequest } from "./privateRequests.js";
 
 /** A server tool as listed: the fields decisions use, plus whatever else the server sent. */
 export type ListedTool = ToolDefinition & Record<string, unknown>;
@@ -14,6 +16,9 @@ const MAX_ATTEMPTS = 3;
  */
 export class ToolCatalog {
   private tools: ReadonlyMap<string, ListedTool> | null = null;
+  /** The raw text of each page of the current catalog (for exact schema texts), and what was cut from it. */
+  private pageTexts: readonly (string | undefined)[] = [];
+  private schemaTexts: Map<string, string> | null = null;
   private failure: string = "the catalog has not been fetched yet";
   /** Bumped by every list_changed. */
   private epoch = 0;
@@ -23,7 +28,7 @@ export class ToolCatalog {
   private noTools = false;
 
   constructor(
-    private readonly fetchPage: (cursor: string | undefined) => Promise<JsonRpcResponse>,
+    private readonly fetchPage: (cursor: string | undefined) => Promise<AnsweredRequest>,
     private readonly log: (line: string) => void,
     /** Told about every catalog fetched (e.g. to warn about whitelist patterns that match none of it). */
     private readonly onFetched?: (tools: ReadonlyMap<string, ListedTool>) => void,
@@ -33,6 +38,8 @@ export class ToolCatalog {
   setNoTools(): void {
     this.noTools = true;
     this.tools = new Map();
+    this.pageTexts = [];
+    this.schemaTexts = null;
     this.fetchedEpoch = this.epoch;
   }
 
@@ -50,6 +57,29 @@ export class ToolCatalog {
     return this.tools === null ? { ok: false, reason: this.failure } : { ok: true, tools: this.tools };
   }
 
+  /**
+   * The tool's inputSchema as the raw JSON text the server sent in the current catalog (what exact pins are
+   * checked against), `undefined` when that text is not available. Cut from the page texts on first use.
+   */
+  exactSchemaText(name: string): string | undefined {
+    if (this.schemaTexts === null) {
+      const texts = new Map<string, string>();
+      for (const page of this.pageTexts) {
+        if (page === undefined) continue;
+        try {
+          for (const [tool, text] of extractToolSchemaTexts(page))
+            if (!texts.has(tool)) texts.set(tool, text);
+        } catch (error) {
+          this.log(
+            `cannot read exact schema texts from a tools/list page: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }
+      this.schemaTexts = texts;
+    }
+    return this.schemaTexts.get(name);
+  }
+
   /** Refetches until the catalog is at least as new as the last list_changed (bounded), or a fetch fails. */
   async ensureFresh(): Promise<void> {
     for (let attempt = 0; attempt < MAX_ATTEMPTS && !this.fresh; attempt++) {
@@ -64,8 +94,10 @@ export class ToolCatalog {
     const epoch = this.epoch;
     this.inFlight = this.fetchAll()
       .then(
-        (tools) => {
+        ({ tools, pageTexts }) => {
           this.tools = tools;
+          this.pageTexts = pageTexts;
+          this.schemaTexts = null;
           this.fetchedEpoch = epoch;
           try {
             this.onFetched?.(tools);
@@ -75,6 +107,8 @@ export class ToolCatalog {
         },
         (error: unknown) => {
           this.tools = null;
+          this.pageTexts = [];
+          this.schemaTexts = null;
           this.failure = `could not fetch the server's tool catalog: ${error instanceof Error ? error.message : String(error)}`;
           this.log(this.failure);
         },
@@ -85,11 +119,13 @@ export class ToolCatalog {
     return this.inFlight;
   }
 
-  private async fetchAll(): Promise<Map<string, ListedTool>> {
+  private async fetchAll(): Promise<{ tools: Map<string, ListedTool>; pageTexts: (string | undefined)[] }> {
     const tools = new Map<string, ListedTool>();
+    const pageTexts: (string | undefined)[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const response = await this.fetchPage(cursor);
+      const { response, text } = await this.fetchPage(cursor);
+      pageTexts.push(text);
       if (response.error !== undefined) {
         throw new Error(`tools/list answered error ${response.error.code}: ${response.error.message}`);
       }
@@ -109,7 +145,7 @@ export class ToolCatalog {
         tools.set(tool.name, tool as ListedTool);
       }
       const next = result.nextCursor;
-      if (next === undefined || next === null) return tools;
+      if (next === undefined || next === null) return { tools, pageTexts };
       if (typeof next !== "string") throw new Error("tools/list nextCursor is not a string");
       cursor = next;
     }

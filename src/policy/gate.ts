@@ -1,4 +1,5 @@
-import type { Decision, Rule, SessionCounters } from "./decision.js";
+import type { RedactContract } from "../config/policyModel.js";
+import type { CallContext, Decision, Rule, SessionCounters } from "./decision.js";
 import type { ReasonCode } from "./reasonCodes.js";
 
 /** What a server says about one of its tools, as far as decisions care. */
@@ -6,6 +7,24 @@ export interface ToolDefinition {
   name: string;
   description?: string;
   inputSchema?: unknown;
+}
+
+/**
+ * What the caller knows about a tool beyond its definition, for the pin check of the name stage (DESIGN §2
+ * item 3). Every field is optional.
+ */
+export interface ToolContext {
+  /**
+   * The definition is the server's own listing, so pins are checked against it. Default: `true` when the
+   * definition has an `inputSchema` (MCP requires one on every listed tool), `false` for a bare name
+   * (`{ name }`), which is judged by name only: a tool without a pin is then withheld under
+   * `unpinned_tools: deny`, and a pinned one stays visible until its definition is seen.
+   */
+  listed?: boolean;
+  /** The server as `tool_pins` entries name it (`server_id`); overrides the gate's own. */
+  serverId?: string;
+  /** The tool's inputSchema as the raw JSON text the server sent (for `exact_schema_hash`); called only when needed. */
+  exactSchemaText?: () => string | undefined;
 }
 
 /** The name stage (DESIGN §2): may the client see this tool? */
@@ -29,11 +48,24 @@ export interface NameVerdict {
  */
 export interface ToolGate {
   /** Name stage for a tool the server listed (definition known) or a bare name a client called. */
-  visibility(tool: ToolDefinition): NameVerdict;
-  /** Call stage for a visible tool. `args` is the parsed `arguments` value, `undefined` when absent. */
-  decideCall(tool: string, args: unknown, counters: SessionCounters): Decision;
+  visibility(tool: ToolDefinition, context?: ToolContext): NameVerdict;
+  /**
+   * Call stage for a visible tool. `args` is the parsed `arguments` value, `undefined` when absent, without
+   * the approval artifact (that goes in `context.approval`).
+   */
+  decideCall(tool: string, args: unknown, counters: SessionCounters, context?: CallContext): Decision;
   /** Hex SHA-256 of the active policy, or `null` without a policy file. */
   readonly policyDigest: string | null;
   /** Limits on non-call requests: `true` when one more request would exceed `max_requests_total`. */
   requestLimitReached(counters: SessionCounters): boolean;
+  /**
+   * The redaction contract for what is written about calls to `tool` (`tools.redact_args`), `null` when the
+   * tool is not listed there. Absent: no tool is.
+   */
+  redaction?(tool: string): Pick<RedactContract, "redactionMode" | "redactionScope" | "fields"> | null;
+  /**
+   * Warnings about this catalog that are not about one tool's visibility: pins whose tool the server no
+   * longer lists (renamed or removed). One line each, no newline.
+   */
+  catalogWarnings?(toolNames: readonly string[], serverId?: string): string[];
 }

@@ -1,5 +1,5 @@
-import type { Decision, SessionCounters } from "./decision.js";
-import type { NameVerdict, ToolDefinition, ToolGate } from "./gate.js";
+import type { CallContext, Decision, SessionCounters } from "./decision.js";
+import type { NameVerdict, ToolContext, ToolDefinition, ToolGate } from "./gate.js";
 import { layerVerdict, type Layer } from "./layers.js";
 
 /**
@@ -13,16 +13,22 @@ export function withWhitelistLayers(layers: readonly Layer[], inner: ToolGate): 
     get policyDigest() {
       return inner.policyDigest;
     },
-    visibility(tool: ToolDefinition): NameVerdict {
+    visibility(tool: ToolDefinition, context?: ToolContext): NameVerdict {
       const verdict = layerVerdict(frozen, tool.name);
       if (!verdict.visible) return verdict;
-      return inner.visibility(tool);
+      return inner.visibility(tool, context);
     },
-    decideCall(tool: string, args: unknown, counters: SessionCounters): Decision {
-      return inner.decideCall(tool, args, counters);
+    decideCall(tool: string, args: unknown, counters: SessionCounters, context?: CallContext): Decision {
+      return inner.decideCall(tool, args, counters, context);
     },
     requestLimitReached(counters: SessionCounters): boolean {
       return inner.requestLimitReached(counters);
+    },
+    redaction(tool: string) {
+      return inner.redaction?.(tool) ?? null;
+    },
+    catalogWarnings(toolNames: readonly string[], serverId?: string): string[] {
+      return inner.catalogWarnings?.(toolNames, serverId) ?? [];
     },
   };
 }

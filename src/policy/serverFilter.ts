@@ -33,7 +33,8 @@ export function serverFilter(
   policy: ActivePolicy | null,
 ): ServerFilter {
   const layers = resolveLayers(config, selection, server);
-  const inner = policy === null ? allowAllGate() : createPolicyGate(policy.compiled);
+  // Pins name servers by their mcp.json name (`server_id`), as `toolgate pin --server` writes them.
+  const inner = policy === null ? allowAllGate() : createPolicyGate(policy.compiled, { serverId: server });
   return {
     server,
     layers,

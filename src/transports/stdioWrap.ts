@@ -10,6 +10,8 @@ export interface FrameHandler {
   fromClient(frame: InboundFrame): void;
   fromServer(frame: InboundFrame): void;
   serverClosed(): void;
+  /** The client closed its input (nothing it was asked will be answered). */
+  clientClosed?(): void;
   idle(): Promise<void>;
 }
 
@@ -70,6 +72,7 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
     if (shuttingDown) return;
     shuttingDown = true;
     clientFramer.end();
+    handler.clientClosed?.();
     // Let calls still waiting (catalog, probe) reach the server before its input closes.
     void handler.idle().then(() => child.shutdown());
   };
