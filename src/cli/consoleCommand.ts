@@ -26,7 +26,7 @@ export function registerConsoleCommand(program: Command): void {
   const command = program
     .command("console")
     .description(
-      "interactive console with the spec's dot commands (.info mcp-server, .list mcp-servers, .info tools, .set mcp_tools…, .mcp enable|disable, .role, .agent, .session, .skill, .node); also reads piped input",
+      "interactive console over the configuration directory with dot commands (.info mcp-server, .list mcp-servers, .info tools, .set mcp_tools…, .mcp enable|disable, .role, .agent, .session, .skill, .node); also reads piped input",
     );
   addContextOptions(command)
     .option(

@@ -33,7 +33,7 @@ export function registerInfoCommand(program: Command): void {
   const command = program
     .command("info")
     .description(
-      "start one MCP server of the configuration directory and show its transport, capabilities, filter layers and the verdict for each tool",
+      "start (or connect to) one MCP server of the configuration directory and show its transport, capabilities, filter layers and the verdict for each tool",
     )
     .argument("<server>", "a server name from mcp.json (enabled in the chosen context)");
   addContextOptions(command)
