@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerConsoleCommand } from "./consoleCommand.js";
 import { registerAuditCommand } from "./auditCommand.js";
+import { registerPinCommand } from "./pinCommand.js";
 import { registerInfoCommand } from "./infoCommand.js";
 import { registerListCommand } from "./listCommand.js";
 import { registerPolicyCommands } from "./policyCommands.js";
@@ -22,6 +23,7 @@ registerListCommand(program);
 registerServeCommand(program);
 registerConsoleCommand(program);
 registerAuditCommand(program);
+registerPinCommand(program);
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {

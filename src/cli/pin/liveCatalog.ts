@@ -1,0 +1,277 @@
+import { isAbsolute, resolve } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  ListToolsResultSchema,
+  type Implementation,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "../../config/mcpJson.js";
+import { ToolgateError } from "../../errors.js";
+import { parseJsonExact } from "../../json/exactNumbers.js";
+import { parseStrictJson } from "../../json/strictJson.js";
+import { extractToolSchemaTexts } from "../../pins/exactHash.js";
+import type { ToolDefinition } from "../../policy/gate.js";
+import { RawStdioClientTransport } from "./rawStdioTransport.js";
+import { recordingFetch } from "./recordingFetch.js";
+
+/**
+ * The live catalog of one MCP server as `toolgate pin` needs it: every page of `tools/list`, each tool
+ * read from the JSON text the server sent (strict JSON, as the gateway reads it) together with its
+ * inputSchema's raw text, from which exact_schema_hash is taken.
+ *
+ * The SDK client does the handshake and the paging; the transport underneath is one that records each
+ * message's text before the SDK parses it (a stdio transport of our own, the SDK's HTTP transports with a
+ * recording fetch), and the `tools/list` answers are picked out of those texts by request id.
+ */
+
+export type CatalogTarget =
+  | {
+      transport: "stdio";
+      name: string;
+      command: string;
+      args: string[];
+      env: NodeJS.ProcessEnv;
+      cwd?: string;
+    }
+  | { transport: "http" | "sse"; name: string; url: string; headers: Record<string, string> };
+
+export interface LiveCatalog {
+  serverInfo: Implementation;
+  /** False when the server did not declare the tools capability (then `tools` is empty). */
+  hasTools: boolean;
+  /** In the order the server listed them, across pages. */
+  tools: ToolDefinition[];
+  /** Each tool's inputSchema as the server wrote it (tools without one are absent). */
+  rawSchemas: Map<string, string>;
+}
+
+const MAX_PAGES = 1000;
+const STDERR_KEEP = 4000;
+
+/**
+ * An mcp.json entry as the gateway's upstream connector reaches it: a stdio server gets the MCP hosts'
+ * default environment plus its `env`, its `cwd` relative to the configuration directory.
+ */
+export function targetFromConfig(server: McpServerConfig, baseDir: string): CatalogTarget {
+  if (server.transport !== "stdio") {
+    return {
+      transport: server.transport,
+      name: server.name,
+      url: server.url,
+      headers: { ...server.headers },
+    };
+  }
+  const cwd =
+    server.cwd === null ? undefined : isAbsolute(server.cwd) ? server.cwd : resolve(baseDir, server.cwd);
+  return {
+    transport: "stdio",
+    name: server.name,
+    command: server.command,
+    args: [...server.args],
+    env: { ...getDefaultEnvironment(), ...server.env },
+    ...(cwd === undefined ? {} : { cwd }),
+  };
+}
+
+/** How the server is reached, for messages: never headers or a URL's query (they may hold secrets). */
+export function describeCatalogTarget(target: CatalogTarget): string {
+  if (target.transport === "stdio") return [target.command, ...target.args].join(" ");
+  try {
+    const url = new URL(target.url);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return "(invalid URL)";
+  }
+}
+
+/**
+ * Connects, lists every page, disconnects. Throws `E_UPSTREAM_CONNECT` (with what a stdio server said on
+ * stderr) when the server cannot be reached, `E_UPSTREAM_TOOLS` when it cannot list its tools, and
+ * `E_TOOLS_LIST` when its answer is not strict JSON or names a tool twice.
+ */
+export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number): Promise<LiveCatalog> {
+  const answers = new RawAnswers();
+  let stderr = "";
+  const transport = createTransport(
+    target,
+    (text) => answers.record(text),
+    (text) => (stderr = (stderr + text).slice(-STDERR_KEEP)),
+  );
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage, options) => {
+    if ("method" in message && message.method === "tools/list" && "id" in message) answers.expect(message.id);
+    return send(message, options);
+  };
+  const client = new Client({ name: "toolgate-pin", version: "0.1.0" }, { capabilities: {} });
+  const where = `'${target.name}' (${target.transport}: ${describeCatalogTarget(target)})`;
+  const withStderr = (reason: string): string =>
+    stderr.trim() === "" ? reason : `${reason}; the server's stderr said:\n${stderr.trim()}`;
+
+  try {
+    await client.connect(transport, { timeout: timeoutMs, maxTotalTimeout: timeoutMs });
+  } catch (error) {
+    await client.close().catch(() => {});
+    await new Promise((r) => setTimeout(r, 50));
+    throw new ToolgateError(
+      "E_UPSTREAM_CONNECT",
+      `cannot connect to MCP server ${where}: ${withStderr(reasonOf(error))}`,
+      target.transport === "stdio"
+        ? "check the command, its arguments and its working directory"
+        : "check that the server is running and its URL",
+    );
+  }
+  try {
+    const serverInfo = client.getServerVersion() ?? { name: "", version: "" };
+    if (client.getServerCapabilities()?.tools === undefined) {
+      return { serverInfo, hasTools: false, tools: [], rawSchemas: new Map() };
+    }
+    const tools: ToolDefinition[] = [];
+    const rawSchemas = new Map<string, string>();
+    const cursors = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; ; page++) {
+      if (page === MAX_PAGES) throw listError(target, `tools/list did not end after ${MAX_PAGES} pages`);
+      let next: string | undefined;
+      try {
+        const result = await client.request(
+          { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+          ListToolsResultSchema,
+          { timeout: timeoutMs },
+        );
+        next = result.nextCursor;
+      } catch (error) {
+        throw listError(target, withStderr(reasonOf(error)));
+      }
+      const text = answers.takeLast();
+      if (text === undefined) {
+        throw listError(target, "the text of its tools/list answer was not seen on the transport");
+      }
+      for (const tool of toolsOfPage(text)) {
+        if (tools.some((t) => t.name === tool.name)) {
+          throw new ToolgateError(
+            "E_TOOLS_LIST",
+            `MCP server ${where} lists tool '${tool.name}' twice; a pin would be ambiguous`,
+          );
+        }
+        tools.push(tool);
+      }
+      for (const [name, schema] of extractToolSchemaTexts(text)) rawSchemas.set(name, schema);
+      if (next === undefined) break;
+      if (cursors.has(next))
+        throw listError(target, `tools/list returned the cursor '${next}' a second time`);
+      cursors.add(next);
+      cursor = next;
+    }
+    return { serverInfo, hasTools: true, tools, rawSchemas };
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+function createTransport(
+  target: CatalogTarget,
+  onRaw: (text: string) => void,
+  onStderr: (text: string) => void,
+): Transport {
+  switch (target.transport) {
+    case "stdio":
+      return new RawStdioClientTransport(
+        {
+          command: target.command,
+          args: target.args,
+          env: target.env,
+          ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
+        },
+        onRaw,
+        onStderr,
+      );
+    case "http":
+      return new StreamableHTTPClientTransport(new URL(target.url), {
+        requestInit: { headers: { ...target.headers } },
+        fetch: recordingFetch(onRaw),
+      });
+    case "sse":
+      return new SSEClientTransport(new URL(target.url), {
+        requestInit: { headers: { ...target.headers } },
+        fetch: recordingFetch(onRaw),
+      });
+  }
+}
+
+/** The tools of one page, read from its text as strict JSON (duplicate member names refused). */
+function toolsOfPage(text: string): ToolDefinition[] {
+  const parsed = parseStrictJson(text);
+  if (!parsed.ok)
+    throw new ToolgateError("E_TOOLS_LIST", `the tools/list answer is not strict JSON: ${parsed.message}`);
+  const root = parsed.value as { result?: { tools?: unknown } };
+  const tools = root.result?.tools;
+  if (!Array.isArray(tools))
+    throw new ToolgateError("E_TOOLS_LIST", "the tools/list answer has no tools array");
+  return tools.map((tool: unknown, i) => {
+    const t = tool as Record<string, unknown> | null;
+    if (typeof t !== "object" || t === null || typeof t.name !== "string") {
+      throw new ToolgateError("E_TOOLS_LIST", `entry ${i} of the tools/list answer has no name`);
+    }
+    const definition: ToolDefinition = { name: t.name };
+    if (Object.hasOwn(t, "description")) definition.description = t.description as string;
+    if (Object.hasOwn(t, "inputSchema")) definition.inputSchema = t.inputSchema;
+    return definition;
+  });
+}
+
+function listError(target: CatalogTarget, reason: string): ToolgateError {
+  return new ToolgateError(
+    "E_UPSTREAM_TOOLS",
+    `MCP server '${target.name}' could not list its tools: ${reason}`,
+  );
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && /spawn/.test(error.message)) return `${error.message} (command not found)`;
+    return error.message;
+  }
+  return String(error);
+}
+
+/**
+ * The text of each answer to a `tools/list` request we sent, keyed by request id. Texts are parsed with
+ * exact numbers only to find the id (and, for a batch body, to cut out each member).
+ */
+class RawAnswers {
+  private readonly wanted: Array<string | number> = [];
+  private readonly texts = new Map<string | number, string>();
+
+  expect(id: string | number): void {
+    this.wanted.push(id);
+  }
+
+  record(text: string): void {
+    if (this.wanted.length === 0) return;
+    const parsed = parseJsonExact(text);
+    if (!parsed.ok) return;
+    const messages = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
+    for (const message of messages) {
+      if (typeof message !== "object" || message === null) continue;
+      const id = (message as { id?: unknown }).id;
+      if ((typeof id !== "string" && typeof id !== "number") || !this.wanted.includes(id)) continue;
+      if (!("result" in message) && !("error" in message)) continue;
+      const span = parsed.spanOf(message);
+      this.texts.set(id, span === undefined ? text : text.slice(span[0], span[1]));
+    }
+  }
+
+  /** The answer to the last tools/list request sent. */
+  takeLast(): string | undefined {
+    const id = this.wanted.at(-1);
+    if (id === undefined) return undefined;
+    const text = this.texts.get(id);
+    this.texts.delete(id);
+    return text;
+  }
+}
