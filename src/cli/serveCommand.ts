@@ -29,6 +29,7 @@ interface ServeFlags extends ContextFlags {
   sessionIdleTimeout: number;
   auditLog?: string;
   requestTimeout: number;
+  approvalTimeout: number;
 }
 
 const EXIT_BAD_INPUT = 2;
@@ -118,6 +119,12 @@ export function registerServeCommand(program: Command): void {
       "bound on one forwarded request, reset by progress",
       integer(1, "milliseconds"),
       DEFAULT_REQUEST_TIMEOUT_MS,
+    )
+    .option(
+      "--approval-timeout <seconds>",
+      "how long a call under tools.approval_required waits for the person's answer (MCP elicitation)",
+      integer(1, "seconds"),
+      120,
     )
     .option("--audit-log <file>", "append one JSON line per decision to this file")
     .action(async (flags: ServeFlags) => {
@@ -228,6 +235,7 @@ async function serve(flags: ServeFlags): Promise<number | null> {
       upstreamTimeoutMs: DEFAULT_UPSTREAM_TIMEOUT_MS,
       requestTimeoutMs: flags.requestTimeout,
       backoff: DEFAULT_BACKOFF,
+      approvalTimeoutMs: flags.approvalTimeout * 1000,
       log,
     });
   };

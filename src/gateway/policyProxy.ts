@@ -941,7 +941,7 @@ function approvalRequiredText(tool: string, rule: Rule): string {
   return `tool '${tool}' requires approval (tools.approval_required '${rule.value}')`;
 }
 
-function notApprovedText(
+export function notApprovedText(
   outcome: Exclude<ApprovalOutcome, { approved: true }>["outcome"],
   timeoutMs: number,
 ): string {
@@ -965,7 +965,7 @@ function notApprovedText(
  * The audit record of a call's approval: the artifact that came with it (accepted, rejected or not
  * checked), and what the person answered when asked. `undefined` when there is neither.
  */
-function approvalRecord(
+export function approvalRecord(
   lookup: ApprovalLookup,
   checked: ApprovalEvidence | RejectedArtifact | undefined,
   elicitation: ApprovalRecord["elicitation"],

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
@@ -17,12 +18,16 @@ import {
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AuditSink } from "../audit/sink.js";
-import { REQUEST_REFUSED } from "../gateway/jsonRpc.js";
+import type { ApprovalOutcome } from "../gateway/approvalAsker.js";
+import { readApprovalAnswer } from "../gateway/approvalPrompt.js";
+import { clientElicitsForms } from "../gateway/clientCapabilities.js";
+import { REQUEST_REFUSED, type JsonObject } from "../gateway/jsonRpc.js";
+import { localRealpath } from "../gateway/localRealpath.js";
 import type { Upstream } from "../gateway/upstream.js";
 import type { SessionCounters } from "../policy/decision.js";
 import { decodeCursor, encodeCursor, type ListPosition } from "./cursor.js";
 import { exposedName, exposedResourceUri, splitExposedName, splitResourceUri } from "./naming.js";
-import { isConnectionLoss, relayed, RelayedError } from "./relay.js";
+import { isConnectionLoss, isTimeout, relayed, RelayedError } from "./relay.js";
 import { ServeAudit } from "./serveAudit.js";
 import type { SessionContext } from "./sessionContext.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
@@ -50,8 +55,12 @@ export interface SessionOptions {
   /** Bound on a forwarded request (reset by progress); the client's cancellation ends it sooner. */
   requestTimeoutMs: number;
   backoff: Backoff;
+  /** How long a call under `approval_required` waits for the person's answer (default 120 s). */
+  approvalTimeoutMs?: number;
   log: (line: string) => void;
 }
+
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Json = Record<string, unknown>;
@@ -82,10 +91,12 @@ export class GatewaySession {
   /** Resource subscriptions per server (the server's own URIs), renewed after a reconnection. */
   private readonly subscriptions = new Map<string, Set<string>>();
   private closed = false;
+  private readonly approvalTimeoutMs: number;
   onclose: (() => void) | undefined;
 
   constructor(private readonly options: SessionOptions) {
     const { context } = options;
+    this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     this.server = new Server(SERVE_SERVER_INFO, {
       capabilities: {
         tools: { listChanged: true },
@@ -116,10 +127,20 @@ export class GatewaySession {
           setup: (client) => this.setupUpstreamClient(name, client),
           onUp: (upstream, reconnected) => this.upstreamUp(name, upstream, reconnected),
           onDown: () => {},
+          onCatalog: (tools) => {
+            const warnings = context.gates.get(name)?.catalogWarnings?.([...tools.keys()], name) ?? [];
+            for (const warning of warnings) options.log(`[${name}] ${warning}`);
+          },
           log: options.log,
         },
       });
-      this.slots.set(name, { name, config, gate: context.gates.get(name)!, link });
+      const slot: ServerSlot = { name, config, gate: context.gates.get(name)!, link };
+      // A stdio server shares toolgate's filesystem, so `realpath: true` scopes resolve links as it would.
+      if (config.transport === "stdio") {
+        const base = options.baseDir ?? process.cwd();
+        slot.realpath = localRealpath(config.cwd === null ? process.cwd() : resolve(base, config.cwd));
+      }
+      this.slots.set(name, slot);
     }
     this.tools = new ToolRouter({
       mode: options.mode,
@@ -129,6 +150,9 @@ export class GatewaySession {
       policy: context.policy,
       audit: this.audit,
       forward: (slot, method, params, extra) => this.forward(slot, method, params, extra),
+      canElicit: () => clientElicitsForms({ capabilities: this.server.getClientCapabilities() ?? {} }),
+      askApproval: (question, extra) => this.askApproval(question, extra),
+      approvalTimeoutMs: this.approvalTimeoutMs,
       log: options.log,
     });
 
@@ -414,6 +438,25 @@ export class GatewaySession {
     } finally {
       const at = waiting.lastIndexOf(extra.requestId);
       if (at >= 0) waiting.splice(at, 1);
+    }
+  }
+
+  /**
+   * An approval question for the person behind this client (form-mode `elicitation/create`), sent on the
+   * stream of the call it is about; only an explicit approval comes back as approved.
+   */
+  private async askApproval(question: JsonObject, extra: Extra): Promise<ApprovalOutcome> {
+    try {
+      const result = await this.server.request(
+        { method: "elicitation/create", params: question } as ServerRequest,
+        ResultSchema,
+        { signal: extra.signal, relatedRequestId: extra.requestId, timeout: this.approvalTimeoutMs },
+      );
+      return readApprovalAnswer({ jsonrpc: "2.0", id: 0, result });
+    } catch (error) {
+      if (extra.signal.aborted) return { approved: false, outcome: "client-cancelled" };
+      if (isTimeout(error)) return { approved: false, outcome: "timeout", detail: messageOf(error) };
+      return { approved: false, outcome: "error", detail: messageOf(error) };
     }
   }
 

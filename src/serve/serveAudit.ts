@@ -1,6 +1,7 @@
 import { argumentsDigest } from "../audit/argsDigest.js";
 import {
   auditRule,
+  type ApprovalRecord,
   type CallOutcome,
   type HiddenTool,
   type RequestEvent,
@@ -32,6 +33,9 @@ export interface CallRecord {
   reason: string;
   warnings: readonly string[];
   args: unknown;
+  /** The arguments as `tools.redact_args` lets them be written; absent for tools not listed there. */
+  redacted?: unknown;
+  approval?: ApprovalRecord;
 }
 
 export class ServeAudit {
@@ -68,6 +72,8 @@ export class ServeAudit {
       client: this.client,
     };
     if (!digest.canonical) event.args_canonical = false;
+    if (record.redacted !== undefined) event.args_redacted = record.redacted;
+    if (record.approval !== undefined) event.approval = record.approval;
     if (record.via !== undefined) event.via = record.via;
     return this.write(event);
   }

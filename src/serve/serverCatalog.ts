@@ -22,6 +22,7 @@ export class ServerCatalog {
   constructor(
     private readonly fetchAll: () => Promise<readonly CatalogTool[]>,
     private readonly log: (line: string) => void,
+    private readonly onFetched?: (tools: ReadonlyMap<string, CatalogTool>) => void,
   ) {}
 
   markStale(): void {
@@ -55,6 +56,11 @@ export class ServerCatalog {
           for (const tool of list) if (!tools.has(tool.name)) tools.set(tool.name, tool);
           this.tools = tools;
           this.fetchedEpoch = epoch;
+          try {
+            this.onFetched?.(tools);
+          } catch (error) {
+            this.log(`catalog listener failed: ${error instanceof Error ? error.message : String(error)}`);
+          }
         },
         (error: unknown) => {
           this.tools = null;

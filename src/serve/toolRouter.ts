@@ -1,10 +1,17 @@
-import type { CallOutcome, HiddenTool } from "../audit/events.js";
+import type { ApprovalRecord, CallOutcome, HiddenTool } from "../audit/events.js";
 import { auditRule } from "../audit/events.js";
 import type { McpServerConfig } from "../config/mcpJson.js";
 import { denyResponse } from "../gateway/denyResult.js";
-import { unmetObligation } from "../gateway/obligations.js";
+import type { ApprovalOutcome } from "../gateway/approvalAsker.js";
+import { approvalRequestParams } from "../gateway/approvalPrompt.js";
+import { callRedaction } from "../gateway/callRedaction.js";
+import type { JsonObject } from "../gateway/jsonRpc.js";
+import { planObligations, type RejectedArtifact } from "../gateway/obligations.js";
+import { approvalRecord, notApprovedText } from "../gateway/policyProxy.js";
 import { sdkUnknownToolAnswer } from "../gateway/unknownToolAnswer.js";
-import type { Rule, SessionCounters, Violation } from "../policy/decision.js";
+import { findApprovalArtifact, stripApproval, type ApprovalEvidence } from "../policy/controls/approval.js";
+import type { RealpathHook } from "../policy/controls/scope.js";
+import type { CallContext, Rule, SessionCounters, Violation } from "../policy/decision.js";
 import type { ToolGate } from "../policy/gate.js";
 import type { Extra, ServeMode } from "./gatewaySession.js";
 import {
@@ -40,6 +47,8 @@ export interface ServerSlot {
   config: McpServerConfig;
   gate: ToolGate;
   link: UpstreamLink;
+  /** Resolves symlinks as the server sees them (stdio servers share toolgate's filesystem). */
+  realpath?: RealpathHook;
 }
 
 export interface RouterDeps {
@@ -51,7 +60,16 @@ export interface RouterDeps {
   policy: ToolGate;
   audit: ServeAudit;
   forward(slot: ServerSlot, method: string, params: Json, extra: Extra): Promise<Json>;
+  /** The client declared form-mode elicitation: a call under `approval_required` can be put to its person. */
+  canElicit(): boolean;
+  /** Puts an approval question to the client's person (MCP elicitation) while the call waits. */
+  askApproval(question: JsonObject, extra: Extra): Promise<ApprovalOutcome>;
+  approvalTimeoutMs: number;
   log(line: string): void;
+}
+
+function shownKey(server: string, tool: string): string {
+  return `${server}\u0000${tool}`;
 }
 
 /** How a tool of one server looks to this session. */
@@ -75,6 +93,8 @@ export class ToolRouter {
   private readonly unknownTool = sdkUnknownToolAnswer();
   /** Exposed names already warned about (once per session). */
   private readonly warnedNames = new Set<string>();
+  /** Tools this client has been shown (listed, or found by search or describe), per server. */
+  private readonly shownTools = new Set<string>();
 
   constructor(private readonly deps: RouterDeps) {}
 
@@ -115,6 +135,7 @@ export class ToolRouter {
         }
         const exposed = exposedName(slot.name, tool.name);
         this.warnAboutName(exposed);
+        this.shownTools.add(shownKey(slot.name, tool.name));
         shown.push({ ...tool, name: exposed });
         count++;
       }
@@ -258,7 +279,9 @@ export class ToolRouter {
           false,
         );
       }
-      return searchResult(searchTools(visible, args.query, args.topK));
+      const hits = searchTools(visible, args.query, args.topK);
+      for (const hit of hits) this.shownTools.add(shownKey(slot.name, hit.name));
+      return searchResult(hits);
     }
     // describe
     const sight = await this.sight(slot, args.tool);
@@ -293,6 +316,7 @@ export class ToolRouter {
         false,
       );
     }
+    this.shownTools.add(shownKey(slot.name, args.tool));
     return describeResult(sight.tool);
   }
 
@@ -343,9 +367,11 @@ export class ToolRouter {
         reason: `tool '${tool}' is not in the catalog of '${slot.name}'`,
       };
     }
-    const verdict = slot.gate.visibility(definition);
+    const verdict = slot.gate.visibility(definition, { serverId: slot.name });
     if (verdict.visible) return { kind: "visible", tool: definition };
-    if (verdict.explain) {
+    // A tool withheld for drift that this client was shown before: the model knows it exists, so say why.
+    const shownBefore = verdict.code === "E_TOOL_DRIFT" && this.shownTools.has(shownKey(slot.name, tool));
+    if (verdict.explain || shownBefore) {
       return {
         kind: "explained",
         code: verdict.code ?? "E_TOOL_NOT_ALLOWED",
@@ -386,7 +412,6 @@ export class ToolRouter {
         warnings,
         args,
       });
-    const shownName = via ?? exposedName(slot.name, tool);
 
     const sight = await this.sight(slot, tool);
     switch (sight.kind) {
@@ -398,26 +423,112 @@ export class ToolRouter {
         return upstreamFailureResult(sight.reason);
       case "explained":
         record("deny", sight.code, sight.rule, sight.reason);
-        return denied(shownName, sight.code, sight.reason, [], "policy", false);
+        return denied(tool, sight.code, sight.reason, [], "policy", false);
       case "visible":
         break;
     }
     const definition = sight.tool;
     // Tools with an output schema: SDK clients validate structuredContent even on errors (see denyResult.ts).
     const omitStructured = answers.outputSchemaShown && definition.outputSchema !== undefined;
-    const decision = slot.gate.decideCall(tool, args, counters);
+    // The call as it would be forwarded: the approval artifact found and stripped, so what is decided is
+    // exactly what the server gets.
+    const asCalled: Json = { name: tool };
+    if (args !== undefined) asCalled.arguments = args;
+    if (params._meta !== undefined) asCalled._meta = params._meta;
+    const lookup = findApprovalArtifact(asCalled);
+    const forwarded = lookup.kind === "none" ? asCalled : stripApproval(asCalled);
+    const callArgs = forwarded.arguments;
+    const redaction = callRedaction(slot.gate.redaction?.(tool) ?? null, callArgs);
+    const recordCall = (
+      decision: CallOutcome,
+      code: string | null,
+      rule: Rule | null,
+      reason: string,
+      warnings: readonly string[],
+      approval?: ApprovalRecord,
+    ): boolean =>
+      this.deps.audit.call({
+        requestId,
+        server: slot.name,
+        tool,
+        ...(via === undefined ? {} : { via }),
+        decision,
+        code,
+        rule,
+        reason: redaction.scrub(reason),
+        warnings,
+        args: callArgs,
+        ...(redaction.contract === null ? {} : { redacted: redaction.shownArguments() }),
+        ...(approval === undefined ? {} : { approval }),
+      });
+    const approvalOf = (
+      checked: ApprovalEvidence | RejectedArtifact | undefined,
+      elicitation?: ApprovalRecord["elicitation"],
+    ): ApprovalRecord | undefined => approvalRecord(lookup, checked, elicitation, redaction);
+
+    const context: CallContext = {};
+    if (lookup.kind === "found") context.approval = lookup.artifact;
+    else if (lookup.kind === "conflict") context.approvalProblem = lookup.reason;
+    if (definition.inputSchema !== undefined) context.inputSchema = definition.inputSchema;
+    if (slot.realpath !== undefined) context.realpath = slot.realpath;
+    const decision = slot.gate.decideCall(tool, callArgs, counters, context);
     if (decision.decision === "deny") {
       const code = decision.code ?? "E_TOOL_DENIED";
-      record("deny", code, decision.rule, decision.reason);
-      return denied(tool, code, decision.reason, decision.violations, "policy", omitStructured);
+      recordCall("deny", code, decision.rule, decision.reason, [], approvalOf(undefined));
+      return denied(
+        tool,
+        code,
+        redaction.scrub(decision.reason),
+        decision.violations,
+        "policy",
+        omitStructured,
+      );
     }
-    const unmet = unmetObligation(decision);
-    if (unmet !== null) {
-      const reason = unmet.reason;
-      record("deny", unmet.code, unmet.rule, reason);
-      return denied(tool, unmet.code, reason, [], "policy", omitStructured);
+    const plan = planObligations(
+      decision,
+      this.deps.canElicit() ? null : "the client did not declare form-mode elicitation in initialize",
+    );
+    let approval: ApprovalRecord | undefined;
+    let rule = decision.rule;
+    let reason = decision.reason;
+    if (plan.kind === "refuse") {
+      const rejected =
+        plan.artifactProblem === undefined
+          ? undefined
+          : {
+              problem: plan.artifactProblem,
+              ...(plan.artifactDigest === undefined ? {} : { digest: plan.artifactDigest }),
+            };
+      recordCall("deny", plan.code, plan.rule, plan.reason, [], approvalOf(rejected));
+      return denied(tool, plan.code, redaction.scrub(plan.reason), [], "policy", omitStructured);
     }
-    if (!record("allow", null, decision.rule, decision.reason, decision.warnings)) {
+    if (plan.kind === "ask") {
+      const question = approvalRequestParams({
+        tool,
+        server: slot.name,
+        shownArguments: redaction.shownArguments(),
+        rule: plan.rule,
+        ...(plan.rejected === undefined ? {} : { rejectedArtifact: redaction.scrub(plan.rejected.problem) }),
+      });
+      const answer = await this.deps.askApproval(question, extra);
+      const outcome = answer.approved ? "accept" : answer.outcome;
+      const detail =
+        !answer.approved && answer.detail !== undefined ? redaction.scrub(answer.detail) : undefined;
+      approval = approvalOf(plan.rejected, { outcome, ...(detail === undefined ? {} : { detail }) });
+      const required = `tool '${tool}' requires approval (tools.approval_required '${plan.rule.value}')`;
+      if (!answer.approved) {
+        const refusal = `${required} and ${notApprovedText(answer.outcome, this.deps.approvalTimeoutMs)}${detail === undefined ? "" : ` (${detail})`}`;
+        recordCall("deny", "E_APPROVAL_REQUIRED", plan.rule, refusal, [], approval);
+        // A call the client cancelled gets no answer (MCP cancellation).
+        if (answer.outcome === "client-cancelled") throw new RelayedError(-32800, "Request cancelled");
+        return denied(tool, "E_APPROVAL_REQUIRED", redaction.scrub(refusal), [], "policy", omitStructured);
+      }
+      rule = plan.rule;
+      reason = `${required}: the person approved this call`;
+    } else {
+      approval = approvalOf(plan.approval);
+    }
+    if (!recordCall("allow", null, rule, reason, decision.warnings, approval)) {
       return denied(
         tool,
         "E_AUDIT_WRITE",
@@ -427,15 +538,12 @@ export class ToolRouter {
         omitStructured,
       );
     }
-    const forwarded: Json = { name: tool };
-    if (args !== undefined) forwarded.arguments = args;
-    if (params._meta !== undefined) forwarded._meta = params._meta;
     try {
       const result = await this.deps.forward(slot, "tools/call", forwarded, extra);
       return rewriteToolResult(result, slot.name);
     } catch (error) {
       if (error instanceof UpstreamUnavailable) {
-        record("deny", "E_UPSTREAM_UNAVAILABLE", null, error.message);
+        recordCall("deny", "E_UPSTREAM_UNAVAILABLE", null, error.message, []);
         return upstreamFailureResult(error.message);
       }
       throw error;

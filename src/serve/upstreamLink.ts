@@ -31,6 +31,8 @@ export interface LinkHooks {
   onUp(upstream: Upstream, reconnected: boolean): void;
   /** The connection went down (the session is still open). */
   onDown(reason: string): void;
+  /** Every catalog fetched (e.g. to warn about pins whose tool the server no longer lists). */
+  onCatalog?(tools: ReadonlyMap<string, CatalogTool>): void;
   log(line: string): void;
 }
 
@@ -178,6 +180,7 @@ export class UpstreamLink {
     const catalog = new ServerCatalog(
       async () => (await upstream.listAllTools()) as CatalogTool[],
       (line) => this.options.hooks.log(`[${this.name}] ${line}`),
+      (tools) => this.options.hooks.onCatalog?.(tools),
     );
     const state: LinkState = { kind: "up", upstream, catalog, since: Date.now() };
     this.state = state;
