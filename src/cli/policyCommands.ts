@@ -6,7 +6,10 @@ import { migratePolicy, needsMigration } from "../config/policyMigrate.js";
 import type { Policy } from "../config/policyModel.js";
 import { parseStrictJson } from "../json/strictJson.js";
 import { compilePolicy, type CompiledPolicy } from "../policy/compile.js";
-import { decideCall } from "../policy/decide.js";
+import { findApprovalArtifact, stripApproval } from "../policy/controls/approval.js";
+import { parseRfc3339 } from "../policy/controls/rfc3339.js";
+import { decideCall, type CallArguments } from "../policy/decide.js";
+import type { CallContext } from "../policy/decision.js";
 import { lintPolicy } from "../policy/lint.js";
 import { decisionJson } from "./render/decisionJson.js";
 
@@ -24,24 +27,37 @@ export function registerPolicyCommands(program: Command): void {
     .option("--args <json>", "tool arguments as a JSON object", "{}")
     .option("--prior-calls <n>", "tool calls this session already made (for limits)", nonNegativeInt, 0)
     .option("--prior-requests <n>", "requests this session already made (for limits)", nonNegativeInt, 0)
-    .action(
-      (opts: { policy: string; tool: string; args: string; priorCalls: number; priorRequests: number }) => {
-        const compiled = loadOrExit(opts.policy);
-        // Syntax errors are bad input (exit 2); duplicate keys and excessive depth are decided (denied).
-        const parsed = parseStrictJson(opts.args);
-        if (!parsed.ok && parsed.code === "E_JSON_SYNTAX") {
-          fail(`--args is not valid JSON: ${parsed.message}`);
-        }
-        const decision = decideCall(
-          compiled,
-          opts.tool,
-          { kind: "json", text: opts.args },
-          { toolCalls: opts.priorCalls, requests: opts.priorRequests },
-        );
-        process.stdout.write(JSON.stringify(decisionJson(decision)) + "\n");
-        process.exitCode = decision.decision === "allow" ? EXIT.ok : EXIT.denied;
-      },
-    );
+    .option(
+      "--approval <file>",
+      "an approval artifact (the JSON object a call carries as _meta.approval) to check for approval_required tools",
+    )
+    .option("--now <time>", "judge the approval artifact at this RFC 3339 time instead of the current time")
+    .option(
+      "--can-elicit",
+      "decide as for a client that declared MCP elicitation: a call without a valid artifact is allowed pending the person's accept",
+    )
+    .option(
+      "--input-schema <file>",
+      "the server's inputSchema for the tool (JSON), to find path and resource arguments as wrap does",
+    )
+    .action((opts: CheckOptions) => {
+      const compiled = loadOrExit(opts.policy);
+      // Syntax errors are bad input (exit 2); duplicate keys and excessive depth are decided (denied).
+      const parsed = parseStrictJson(opts.args);
+      if (!parsed.ok && parsed.code === "E_JSON_SYNTAX") {
+        fail(`--args is not valid JSON: ${parsed.message}`);
+      }
+      const { args, context } = checkContext(opts, parsed.ok ? parsed.value : undefined);
+      const decision = decideCall(
+        compiled,
+        opts.tool,
+        args,
+        { toolCalls: opts.priorCalls, requests: opts.priorRequests },
+        context,
+      );
+      process.stdout.write(JSON.stringify(decisionJson(decision)) + "\n");
+      process.exitCode = decision.decision === "allow" ? EXIT.ok : EXIT.denied;
+    });
 
   policy
     .command("validate")
@@ -101,6 +117,66 @@ export function registerPolicyCommands(program: Command): void {
       else writeFileSync(opts.output, text);
       process.exitCode = EXIT.ok;
     });
+}
+
+interface CheckOptions {
+  policy: string;
+  tool: string;
+  args: string;
+  priorCalls: number;
+  priorRequests: number;
+  approval?: string;
+  now?: string;
+  canElicit?: boolean;
+  inputSchema?: string;
+}
+
+/**
+ * The arguments and call context of `policy check`, as `wrap` builds them: an artifact in
+ * `arguments._meta.approval` is found and stripped like one given with `--approval` (which stands for
+ * `params._meta.approval`); two different ones are a conflict. Bad files and times exit 2.
+ */
+function checkContext(
+  opts: CheckOptions,
+  parsedArgs: unknown,
+): { args: CallArguments; context: CallContext } {
+  const context: CallContext = { canElicit: opts.canElicit === true };
+  if (opts.now !== undefined) {
+    const ms = parseRfc3339(opts.now);
+    if (ms === null) {
+      fail(
+        `--now must be an RFC 3339 date-time with an offset, such as 2026-01-31T12:00:00Z; got '${opts.now}'`,
+      );
+    }
+    context.now = new Date(ms);
+  }
+  if (opts.inputSchema !== undefined) context.inputSchema = readJsonFile(opts.inputSchema, "--input-schema");
+  const supplied =
+    opts.approval === undefined ? undefined : { approval: readJsonFile(opts.approval, "--approval") };
+  if (parsedArgs === undefined) {
+    // Arguments that are not acceptable JSON go to the decision as text, which denies them with the reason.
+    if (supplied !== undefined) context.approval = supplied.approval;
+    return { args: { kind: "json", text: opts.args }, context };
+  }
+  const params: Record<string, unknown> = { arguments: parsedArgs };
+  if (supplied !== undefined) params._meta = supplied;
+  const lookup = findApprovalArtifact(params);
+  if (lookup.kind === "found") context.approval = lookup.artifact;
+  else if (lookup.kind === "conflict") context.approvalProblem = lookup.reason;
+  const stripped = lookup.kind === "none" ? params : stripApproval(params);
+  return { args: { kind: "value", value: stripped.arguments }, context };
+}
+
+function readJsonFile(file: string, flag: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    fail(`${flag} ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const parsed = parseStrictJson(text);
+  if (!parsed.ok) fail(`${flag} ${file} is not acceptable JSON: ${parsed.message}`);
+  return parsed.value;
 }
 
 /** Load + compile, with every diagnostic of validation (lint warnings, schemas that do not compile). */
