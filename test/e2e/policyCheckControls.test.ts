@@ -144,9 +144,11 @@ describe("policy check: scope", () => {
       "schema.json",
       JSON.stringify({ type: "object", properties: { target: { type: "string", format: "uri-reference" } } }),
     );
-    expect(check("--tool", "read_file", "--args", '{"target":"/etc/passwd"}').out.code).toBe(
-      "E_SCOPE_VIOLATION",
-    );
+    // Without it, no argument is known to be a path: denied too (fail closed), but for finding none.
+    expect(check("--tool", "read_file", "--args", '{"target":"/etc/passwd"}').out).toMatchObject({
+      code: "E_SCOPE_VIOLATION",
+      violations: [{ path: "", message: expect.stringContaining("no path argument") }],
+    });
     const r = check("--tool", "read_file", "--args", '{"target":"/etc/passwd"}', "--input-schema", schema);
     expect(r.out).toMatchObject({
       code: "E_SCOPE_VIOLATION",
