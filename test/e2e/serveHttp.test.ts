@@ -202,6 +202,33 @@ describe("serve --http: the session layer", () => {
       expect((await memoryTools(after)).sort()).toEqual(["memory__read_graph", "memory__search_nodes"]);
       // A session keeps the map it started with.
       expect(await memoryTools(before)).toEqual(["memory__read_graph"]);
+      // A session file broken in the meantime refuses new sessions (fail closed), naming file and line.
+      writeFileSync(file, "mcp_tools:\n  memory: [read_graph\n");
+      const url = new URL(live.url);
+      const refused = await new Promise<{ status: number; body: string }>((done, fail) => {
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: "POST",
+            headers: postHeaders(WRITER),
+            agent: false,
+          },
+          (res) => {
+            let body = "";
+            res.on("data", (d: Buffer) => (body += d.toString("utf8")));
+            res.on("end", () => done({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on("error", fail);
+        req.end(initialize);
+      });
+      expect(refused.status).toBe(500);
+      expect(JSON.parse(refused.body).error.message).toMatch(
+        /toolgate could not open a session: .*sessions\/live\.yaml:\d+:\d+: error/,
+      );
+      expect(await memoryTools(before)).toEqual(["memory__read_graph"]);
       await Promise.all([before.close(), after.close()]);
     } finally {
       await live.stop();

@@ -87,7 +87,7 @@ type Result = {
   structuredContent?: Record<string, unknown>;
 };
 const callEvents = (h: Harness) =>
-  h.events.filter((e) => e.event === "tools/call") as Array<Record<string, unknown>>;
+  h.events.filter((e) => e.event === "tools/call") as unknown as Array<Record<string, unknown>>;
 
 describe("serve: approval_required", () => {
   it("asks the client's person and forwards only what they approved", async () => {
