@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { InvalidArgumentError, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
-import type { AuditSink } from "../audit/sink.js";
+import { closeAuditSink, type AuditSink } from "../audit/sink.js";
+import { withTelemetry } from "../audit/telemetry.js";
 import { loadConfigDir, sortDiagnostics } from "../config/configDir.js";
 import type { ConfigDir, ContextSelection } from "../config/configDirModel.js";
 import { formatDiagnostic, hasErrors, type Diagnostic } from "../config/diagnostics.js";
@@ -221,6 +222,8 @@ async function serve(flags: ServeFlags): Promise<number | null> {
       return fail(error instanceof Error ? error.message : String(error));
     }
   }
+  // Decision spans when OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) is set; nothing loaded otherwise.
+  audit = await withTelemetry(audit, { log });
 
   const newSession = (c: ClientContext, sessionId: string): GatewaySession => {
     const built = buildSessionContext(c.config, c.selection, policy, c.client);
@@ -263,7 +266,7 @@ async function serveStdio(
   }
   await session.connect(transport);
   await closed;
-  audit?.close();
+  await closeAuditSink(audit);
   return 0;
 }
 
@@ -302,10 +305,10 @@ async function serveHttp(
     );
   }
   const stop = (): void => {
-    void server.close().then(() => {
-      audit?.close();
-      process.exit(0);
-    });
+    void server
+      .close()
+      .then(() => closeAuditSink(audit))
+      .then(() => process.exit(0));
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
   return null;

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { InvalidArgumentError, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
-import type { AuditSink } from "../audit/sink.js";
+import { closeAuditSink, type AuditSink } from "../audit/sink.js";
+import { withTelemetry } from "../audit/telemetry.js";
 import { formatDiagnostic } from "../config/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import type { Policy } from "../config/policyModel.js";
@@ -94,6 +95,11 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
       return EXIT_BAD_INPUT;
     }
   }
+  // Decision spans when OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) is set; nothing loaded otherwise.
+  audit = await withTelemetry(audit, {
+    log,
+    ...(options.server === undefined ? {} : { server: options.server }),
+  });
 
   const serverId = options.label ?? options.server;
   try {
@@ -125,7 +131,8 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
         ),
     });
   } finally {
-    audit?.close();
+    // Bounded: spans a collector has not taken within the wait are dropped, the exit is not held up.
+    await closeAuditSink(audit);
   }
 }
 
