@@ -17,6 +17,7 @@ import {
   NODE,
   ROOT,
   tempDir,
+  wrapCommand,
   writePolicy,
 } from "./helpers.js";
 
@@ -104,6 +105,28 @@ describe("toolgate pin -- CMD against server-everything", () => {
       });
       expect(check).toEqual({ ok: true, pins: [tool.name] });
     }
+  });
+
+  it("wrap with the pasted block and unpinned_tools: deny shows every tool; a pin that no longer matches withholds its tool", async () => {
+    const path = policyWith(dir, run.stdout, "everything-wrap.yaml");
+    const shown = async (policy: string): Promise<string[]> => {
+      const wrapped = await connect(wrapCommand(["--policy", policy], server));
+      try {
+        return (await wrapped.client.listTools()).tools.map((t) => t.name).sort();
+      } finally {
+        await wrapped.close();
+      }
+    };
+    expect(await shown(path)).toEqual(tools.map((t) => t.name).sort());
+    const echo = tools.find((t) => t.name === "echo")!;
+    const drifted = readFileSync(path, "utf8").replace(
+      metaHash(echo.description),
+      metaHash("an older description"),
+    );
+    const driftedPath = writePolicy(dir, drifted, "everything-drifted.yaml");
+    const names = await shown(driftedPath);
+    expect(names).not.toContain("echo");
+    expect(names).toHaveLength(tools.length - 1);
   });
 
   it("two runs print the same bytes", () => {

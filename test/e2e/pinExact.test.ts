@@ -13,7 +13,7 @@ import { loadPolicyFile } from "../../src/config/policyLoader.js";
 import { checkPins } from "../../src/pins/drift.js";
 import { exactSchemaHash } from "../../src/pins/exactHash.js";
 import { metaHash, schemaHash } from "../../src/pins/hashes.js";
-import { CLI, NODE, ROOT, tempDir, writePolicy } from "./helpers.js";
+import { CLI, connect, NODE, ROOT, tempDir, wrapCommand, writePolicy } from "./helpers.js";
 
 const BIG = "9007199254740993"; // 2^53 + 1: the double it parses to is 2^53
 const NEIGHBOUR = "9007199254740992";
@@ -139,6 +139,34 @@ describe("over stdio", () => {
       ok: false,
       code: "E_TOOL_DRIFT",
     });
+  });
+});
+
+describe("the printed exact pins in wrap", () => {
+  it("the pinned server's tools are shown; the same server with 2^53 instead of 2^53+1 has 'bounded' withheld", async () => {
+    const block = toolgate(["pin", "--", NODE, fixture, BIG]).stdout;
+    const policy = writePolicy(
+      dir,
+      `version: "2.0"\nname: exact-wrap\nenforcement:\n  unpinned_tools: deny\n\n${block}`,
+      "exact-wrap.yaml",
+    );
+    const shown = async (n: string): Promise<string[]> => {
+      const wrapped = await connect(wrapCommand(["--policy", policy], [NODE, fixture, n]));
+      try {
+        const names: string[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await wrapped.client.listTools(cursor === undefined ? {} : { cursor });
+          names.push(...page.tools.map((t) => t.name));
+          cursor = page.nextCursor;
+        } while (cursor !== undefined);
+        return names.sort();
+      } finally {
+        await wrapped.close();
+      }
+    };
+    expect(await shown(BIG)).toEqual(["1.0", "a: b", "bounded", "plain", "yes"]);
+    expect(await shown(NEIGHBOUR)).toEqual(["1.0", "a: b", "plain", "yes"]);
   });
 });
 
