@@ -83,7 +83,8 @@ export function verifyChain(lines: Iterable<FileLine>): ChainReport {
       };
       const found = classify(number, previous, parsed.seq, links, lineHash(bytes), detail, iterator);
       // An edit found through the next line's link: the edited line was counted before it was suspect.
-      return broken(found.line < number ? events - 1 : events, found);
+      const { line, kind, message, ...rest } = found;
+      return broken(found.line < number ? events - 1 : events, { line, kind, message, ...rest });
     }
     previous = { line: number, seq: parsed.seq, hash: lineHash(bytes) };
     events++;
@@ -149,7 +150,7 @@ function classify(
       line: previous.line,
       kind: "edited",
       message:
-        `line ${previous.line} was changed after line ${number} was written: line ${number} says prev ${detail.found_prev}, line ${previous.line} hashes to ${detail.expected_prev}` +
+        `line ${previous.line} was changed after line ${number} was written: line ${number}'s prev is not line ${previous.line}'s hash` +
         (after === null ? ` (or, as no line follows, line ${number}'s own prev was changed)` : ""),
     };
   }
