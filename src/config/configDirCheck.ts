@@ -1,6 +1,6 @@
 import type { AgentFile, ConfigDir } from "./configDirModel.js";
 import { findServer, isKnownServerName, serversNamedBy, serversOfSelection } from "./configDirModel.js";
-import type { Diagnostic } from "./diagnostics.js";
+import { diagnosticAt, type Diagnostic } from "./diagnostics.js";
 import type { GraphAgentFile } from "./graphFile.js";
 import type { NameRef, ServerSelection, ToolsMap } from "./patternList.js";
 import type { SourceRef } from "./policyModel.js";
@@ -14,7 +14,7 @@ import type { SkillFile } from "./skillFile.js";
  */
 
 function warning(code: string, message: string, at: SourceRef): Diagnostic {
-  return { severity: "warning", code, message, ...at };
+  return diagnosticAt("warning", code, at, message);
 }
 
 function unknownName(name: string, at: SourceRef, effect: string): Diagnostic {

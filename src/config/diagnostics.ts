@@ -1,3 +1,5 @@
+import type { SourceRef } from "./policyModel.js";
+
 /** A finding about an input file: always names file, line, column and the field path it is about. */
 export interface Diagnostic {
   severity: "error" | "warning";
@@ -24,4 +26,25 @@ export function formatDiagnostic(d: Diagnostic): string {
 
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
   return diagnostics.some((d) => d.severity === "error");
+}
+
+/** A diagnostic about the value at `at` (file, line, column and field path come from the source). */
+export function diagnosticAt(
+  severity: Diagnostic["severity"],
+  code: string,
+  at: SourceRef,
+  message: string,
+  hint?: string,
+): Diagnostic {
+  const d: Diagnostic = {
+    severity,
+    code,
+    message,
+    file: at.file,
+    line: at.line,
+    column: at.column,
+    path: at.path,
+  };
+  if (hint !== undefined) d.hint = hint;
+  return d;
 }

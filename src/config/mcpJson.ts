@@ -1,4 +1,4 @@
-import type { Diagnostic } from "./diagnostics.js";
+import { diagnosticAt, type Diagnostic } from "./diagnostics.js";
 import { patternsFromSeq, type PatternSource } from "./patternList.js";
 import type { SourceRef } from "./policyModel.js";
 import { serverNameProblem } from "./serverName.js";
@@ -61,7 +61,7 @@ export function emptyAllowedToolsMessage(server: string): string {
 }
 
 function error(code: string, message: string, at: SourceRef): Diagnostic {
-  return { severity: "error", code, message, ...at };
+  return diagnosticAt("error", code, at, message);
 }
 
 function stringField(map: SourceMap, key: string, server: string, diagnostics: Diagnostic[]): string | null {

@@ -1,4 +1,4 @@
-import type { Diagnostic } from "./diagnostics.js";
+import { diagnosticAt, type Diagnostic } from "./diagnostics.js";
 import type { PatternEntry, SourceRef } from "./policyModel.js";
 import { childPath, describeKind, entryOf, type SourceMap, type SourceNode } from "./sourceTree.js";
 
@@ -149,17 +149,7 @@ export class PolicyReader {
     message: string,
     hint?: string,
   ): void {
-    const d: Diagnostic = {
-      severity,
-      code,
-      message,
-      file: at.file,
-      line: at.line,
-      column: at.column,
-      path: at.path,
-    };
-    if (hint !== undefined) d.hint = hint;
-    this.diagnostics.push(d);
+    this.diagnostics.push(diagnosticAt(severity, code, at, message, hint));
   }
 }
 

@@ -62,7 +62,11 @@ const MAX_PAGES = 1000;
 const STDERR_IN_MESSAGES = 2000;
 
 /** How the server is reached, for messages: never the headers, nor the URL's query (both may hold secrets). */
-export function describeTarget(server: McpServerConfig): string {
+export function describeTarget(
+  server:
+    | { transport: "stdio"; command: string; args: readonly string[] }
+    | { transport: "http" | "sse"; url: string },
+): string {
   if (server.transport === "stdio") return [server.command, ...server.args].join(" ");
   try {
     const url = new URL(server.url);
@@ -70,6 +74,34 @@ export function describeTarget(server: McpServerConfig): string {
   } catch {
     return "(invalid URL)";
   }
+}
+
+/** How a stdio entry of mcp.json is started: command, args, environment and working directory. */
+export interface StdioLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+/**
+ * The SDK's inherited environment (PATH, HOME, …) plus the entry's `env` — what MCP hosts give their
+ * servers, so toolgate's own secrets (a gateway token) do not leak to every server it starts — and a
+ * relative `cwd` resolved against the configuration directory.
+ */
+export function stdioLaunch(server: McpServerConfig & { transport: "stdio" }, baseDir?: string): StdioLaunch {
+  const cwd =
+    server.cwd === null
+      ? undefined
+      : isAbsolute(server.cwd) || baseDir === undefined
+        ? server.cwd
+        : resolve(baseDir, server.cwd);
+  return {
+    command: server.command,
+    args: [...server.args],
+    env: { ...getDefaultEnvironment(), ...server.env },
+    ...(cwd === undefined ? {} : { cwd }),
+  };
 }
 
 function reasonOf(error: unknown): string {
@@ -91,23 +123,11 @@ function withStderr(reason: string, stderr: string): string {
 
 function createTransport(server: McpServerConfig, options: UpstreamOptions): Transport {
   switch (server.transport) {
-    case "stdio": {
-      const cwd =
-        server.cwd === null
-          ? undefined
-          : isAbsolute(server.cwd) || options.baseDir === undefined
-            ? server.cwd
-            : resolve(options.baseDir, server.cwd);
+    case "stdio":
       return new StdioClientTransport({
-        command: server.command,
-        args: [...server.args],
-        // The SDK's inherited set (PATH, HOME, …) plus the entry's env: what MCP hosts give their servers, so
-        // toolgate's own secrets (a gateway token) do not leak to every server it starts.
-        env: { ...getDefaultEnvironment(), ...server.env },
+        ...stdioLaunch(server, options.baseDir),
         stderr: options.stderr ?? "pipe",
-        ...(cwd === undefined ? {} : { cwd }),
       });
-    }
     case "http":
       return new StreamableHTTPClientTransport(new URL(server.url), {
         requestInit: { headers: { ...server.headers } },

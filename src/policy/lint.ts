@@ -1,4 +1,4 @@
-import type { Diagnostic } from "../config/diagnostics.js";
+import { diagnosticAt, type Diagnostic } from "../config/diagnostics.js";
 import type { PatternEntry, Policy, SourceRef } from "../config/policyModel.js";
 import { entryOf, type SourceMap, type SourceNode } from "../config/sourceTree.js";
 import { compilePolicyWildcard, type PolicyWildcard } from "../patterns/index.js";
@@ -408,15 +408,5 @@ function plainToNode(value: unknown, at: SourceRef): SourceNode {
 }
 
 function warn(out: Diagnostic[], code: string, at: SourceRef, message: string, hint?: string): void {
-  const d: Diagnostic = {
-    severity: "warning",
-    code,
-    message,
-    file: at.file,
-    line: at.line,
-    column: at.column,
-    path: at.path,
-  };
-  if (hint !== undefined) d.hint = hint;
-  out.push(d);
+  out.push(diagnosticAt("warning", code, at, message, hint));
 }

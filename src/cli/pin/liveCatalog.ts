@@ -1,7 +1,5 @@
-import { isAbsolute, resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -11,6 +9,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../config/mcpJson.js";
 import { ToolgateError } from "../../errors.js";
+import { describeTarget, stdioLaunch } from "../../gateway/upstream.js";
 import { parseJsonExact } from "../../json/exactNumbers.js";
 import { parseStrictJson } from "../../json/strictJson.js";
 import { extractToolSchemaTexts } from "../../pins/exactHash.js";
@@ -65,27 +64,7 @@ export function targetFromConfig(server: McpServerConfig, baseDir: string): Cata
       headers: { ...server.headers },
     };
   }
-  const cwd =
-    server.cwd === null ? undefined : isAbsolute(server.cwd) ? server.cwd : resolve(baseDir, server.cwd);
-  return {
-    transport: "stdio",
-    name: server.name,
-    command: server.command,
-    args: [...server.args],
-    env: { ...getDefaultEnvironment(), ...server.env },
-    ...(cwd === undefined ? {} : { cwd }),
-  };
-}
-
-/** How the server is reached, for messages: never headers or a URL's query (they may hold secrets). */
-export function describeCatalogTarget(target: CatalogTarget): string {
-  if (target.transport === "stdio") return [target.command, ...target.args].join(" ");
-  try {
-    const url = new URL(target.url);
-    return `${url.origin}${url.pathname}`;
-  } catch {
-    return "(invalid URL)";
-  }
+  return { transport: "stdio", name: server.name, ...stdioLaunch(server, baseDir) };
 }
 
 /**
@@ -107,7 +86,7 @@ export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number):
     return send(message, options);
   };
   const client = new Client({ name: "toolgate-pin", version: "0.1.0" }, { capabilities: {} });
-  const where = `'${target.name}' (${target.transport}: ${describeCatalogTarget(target)})`;
+  const where = `'${target.name}' (${target.transport}: ${describeTarget(target)})`;
   const withStderr = (reason: string): string =>
     stderr.trim() === "" ? reason : `${reason}; the server's stderr said:\n${stderr.trim()}`;
 
