@@ -22,7 +22,14 @@ const scripts = (dir) =>
     .map((f) => `${dir}/${f}`);
 
 await Promise.all([
-  build({ ...shared, entryPoints: ["src/cli/main.ts"], outfile: "dist/cli.js" }),
+  // Split: each command is a chunk loaded when it runs (see src/cli/main.ts).
+  build({
+    ...shared,
+    entryPoints: { cli: "src/cli/main.ts" },
+    outdir: "dist",
+    splitting: true,
+    chunkNames: "chunks/[name]-[hash]",
+  }),
   build({ ...shared, entryPoints: ["src/index.ts"], outfile: "dist/index.js" }),
   build({
     ...shared,

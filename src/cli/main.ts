@@ -1,31 +1,38 @@
 import { Command, CommanderError } from "commander";
-import { registerConsoleCommand } from "./consoleCommand.js";
-import { registerAuditCommand } from "./auditCommand.js";
-import { registerPinCommand } from "./pinCommand.js";
-import { registerInfoCommand } from "./infoCommand.js";
-import { registerListCommand } from "./listCommand.js";
-import { registerPolicyCommands } from "./policyCommands.js";
-import { registerServeCommand } from "./serveCommand.js";
-import { registerWrapCommand } from "./wrapCommand.js";
 
-const program = new Command("toolgate")
-  .description("MCP tool-policy gateway: which tools a model can see and call, with which arguments")
-  .version("0.1.0")
-  .showHelpAfterError()
-  .enablePositionalOptions()
-  // Usage mistakes are bad input: exit 2 like every other bad input, not commander's default 1.
-  .exitOverride();
+type Register = (program: Command) => void;
 
-registerPolicyCommands(program);
-registerWrapCommand(program);
-registerInfoCommand(program);
-registerListCommand(program);
-registerServeCommand(program);
-registerConsoleCommand(program);
-registerAuditCommand(program);
-registerPinCommand(program);
+/**
+ * Each command's module is loaded only when that command runs (the bundle splits them into chunks), so
+ * `toolgate wrap` does not pay at start-up for the SDK, the console or the HTTP gateway.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  policy: async () => (await import("./policyCommands.js")).registerPolicyCommands,
+  wrap: async () => (await import("./wrapCommand.js")).registerWrapCommand,
+  info: async () => (await import("./infoCommand.js")).registerInfoCommand,
+  list: async () => (await import("./listCommand.js")).registerListCommand,
+  serve: async () => (await import("./serveCommand.js")).registerServeCommand,
+  console: async () => (await import("./consoleCommand.js")).registerConsoleCommand,
+  audit: async () => (await import("./auditCommand.js")).registerAuditCommand,
+  pin: async () => (await import("./pinCommand.js")).registerPinCommand,
+};
 
-program.parseAsync(process.argv).catch((err: unknown) => {
+async function main(argv: string[]): Promise<void> {
+  const program = new Command("toolgate")
+    .description("MCP tool-policy gateway: which tools a model can see and call, with which arguments")
+    .version("0.1.0")
+    .showHelpAfterError()
+    .enablePositionalOptions()
+    // Usage mistakes are bad input: exit 2 like every other bad input, not commander's default 1.
+    .exitOverride();
+  const named = argv[2];
+  // A known command loads alone; anything else (help, a typo, no command) needs every command listed.
+  const chosen = named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
+  for (const register of await Promise.all(chosen.map((name) => COMMANDS[name]!()))) register(program);
+  await program.parseAsync(argv);
+}
+
+main(process.argv).catch((err: unknown) => {
   if (err instanceof CommanderError) {
     const benign =
       err.code === "commander.helpDisplayed" ||

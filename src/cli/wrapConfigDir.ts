@@ -4,7 +4,7 @@ import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
 import { formatDiagnostic, hasErrors } from "../config/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import type { Policy } from "../config/policyModel.js";
-import { describeTarget } from "../gateway/upstream.js";
+import { describeTarget } from "../gateway/serverTarget.js";
 import { compilePolicy } from "../policy/compile.js";
 import { deadPatternDiagnostics, deadPatterns } from "../policy/explain.js";
 import type { ToolGate } from "../policy/gate.js";

@@ -13,6 +13,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig, McpTransport } from "../config/mcpJson.js";
 import { ToolgateError } from "../errors.js";
+import { describeTarget } from "./serverTarget.js";
 
 /**
  * One MCP server of mcp.json, reached with the official SDK client: stdio servers are started as child
@@ -60,21 +61,6 @@ export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
 export const STDERR_KEEP_CHARS = 16_384;
 const MAX_PAGES = 1000;
 const STDERR_IN_MESSAGES = 2000;
-
-/** How the server is reached, for messages: never the headers, nor the URL's query (both may hold secrets). */
-export function describeTarget(
-  server:
-    | { transport: "stdio"; command: string; args: readonly string[] }
-    | { transport: "http" | "sse"; url: string },
-): string {
-  if (server.transport === "stdio") return [server.command, ...server.args].join(" ");
-  try {
-    const url = new URL(server.url);
-    return `${url.origin}${url.pathname}`;
-  } catch {
-    return "(invalid URL)";
-  }
-}
 
 /** How a stdio entry of mcp.json is started: command, args, environment and working directory. */
 export interface StdioLaunch {

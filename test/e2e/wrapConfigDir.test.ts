@@ -77,10 +77,12 @@ describe("wrap --config-dir --server", () => {
     expect(JSON.stringify(result.content)).toContain(join(dir, "ws"));
   });
 
-  it("logs the role's dead pattern with file and line when the catalog is fetched", () => {
-    expect(wrapped.stderr()).toContain(
-      `${join(dir, "roles/reader.md")}:3:21: warning W_DEAD_PATTERN mcp_tools.fs: role pattern 'typo_*' matches no allowed tools on 'fs' (role (reader))`,
-    );
+  it("logs the role's dead pattern with file and line when the catalog is fetched", async () => {
+    await expect
+      .poll(() => wrapped.stderr())
+      .toContain(
+        `${join(dir, "roles/reader.md")}:3:21: warning W_DEAD_PATTERN mcp_tools.fs: role pattern 'typo_*' matches no allowed tools on 'fs' (role (reader))`,
+      );
   });
 
   it("passes the entry's env on top of the wrapper's environment", async () => {
@@ -110,9 +112,9 @@ describe("wrap --config-dir --server", () => {
         content: [{ type: "text", text: "MCP error -32602: Tool write_notes not found" }],
         isError: true,
       });
-      expect(client.stderr()).toContain(
-        "running the command after -- instead of the entry of 'fs' in mcp.json",
-      );
+      await expect
+        .poll(() => client.stderr())
+        .toContain("running the command after -- instead of the entry of 'fs' in mcp.json");
     } finally {
       await client.close();
     }

@@ -352,7 +352,7 @@ enforcement: { unconstrained_tools: allow }
     ]);
     for (const e of events) expect(e.args_redacted).toMatchObject({ path: "***" });
     expect(events[0]?.args_redacted).toEqual({ path: "***", content: "***" });
-    expect(c.stderr()).toContain("tools/call create_directory: deny E_ARG_SCHEMA");
+    await expect.poll(() => c.stderr()).toContain("tools/call create_directory: deny E_ARG_SCHEMA");
     for (const sink of [audit, c.stderr(), ...c.questions]) expect(sink).not.toContain(SECRET);
   });
 });
@@ -410,7 +410,7 @@ describe("tool pins (server-everything)", () => {
       decision: "hidden",
       code: "E_TOOL_DRIFT",
     });
-    expect(c.stderr()).toContain("withholding tool 'echo' (E_TOOL_DRIFT)");
+    await expect.poll(() => c.stderr()).toContain("withholding tool 'echo' (E_TOOL_DRIFT)");
   });
 
   it("with denied_tools: explain, the drifted tool's call gets the structured E_TOOL_DRIFT deny", async () => {
@@ -446,15 +446,19 @@ describe("tool pins (server-everything)", () => {
     // Pinned under the label only: run without --label, the server is named by its serverInfo.name.
     const c = await wrapped(policy(pinsYaml(bareTools), ", unpinned_tools: deny"), [NODE, EVERYTHING_SERVER]);
     expect(await names(c)).toEqual([]);
-    expect(c.stderr()).toContain("tool 'echo' on server 'mcp-servers/everything' has no pin");
+    await expect
+      .poll(() => c.stderr())
+      .toContain("tool 'echo' on server 'mcp-servers/everything' has no pin");
   });
 
   it("warns about a pin whose tool the server no longer lists", async () => {
     const gone = `  renamed:\n    server_id: ${LABEL}\n    tool_name: echo-old\n    schema_hash: "${"1".repeat(64)}"\n    meta_hash: "${"1".repeat(64)}"\n`;
     const c = await wrapped(policy(gone, ""), [NODE, EVERYTHING_SERVER], { flags: ["--label", LABEL] });
     expect(await names(c)).toEqual(bareTools.map((t) => t.name));
-    expect(c.stderr()).toContain(
-      "tool_pins.renamed pins tool 'echo-old' of server 'everything', which the server 'everything' no longer lists",
-    );
+    await expect
+      .poll(() => c.stderr())
+      .toContain(
+        "tool_pins.renamed pins tool 'echo-old' of server 'everything', which the server 'everything' no longer lists",
+      );
   });
 });

@@ -9,7 +9,8 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../config/mcpJson.js";
 import { ToolgateError } from "../../errors.js";
-import { describeTarget, stdioLaunch } from "../../gateway/upstream.js";
+import { describeTarget } from "../../gateway/serverTarget.js";
+import { stdioLaunch } from "../../gateway/upstream.js";
 import { parseJsonExact } from "../../json/exactNumbers.js";
 import { parseStrictJson } from "../../json/strictJson.js";
 import { extractToolSchemaTexts } from "../../pins/exactHash.js";
