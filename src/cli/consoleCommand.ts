@@ -5,7 +5,8 @@ import type { Command } from "commander";
 import { connectUpstream } from "../gateway/upstream.js";
 import { completeLine } from "./console/completion.js";
 import { ConsoleSession } from "./console/consoleSession.js";
-import { addContextOptions, loadContext, type ContextFlags } from "./contextOptions.js";
+import { addContextOptions, type ContextFlags } from "./contextOptions.js";
+import { loadContext } from "./contextLoader.js";
 
 interface ConsoleFlags extends ContextFlags {
   echo?: boolean;

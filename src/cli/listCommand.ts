@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { buildServerList } from "../policy/enabledServers.js";
 import { policyHasNameRules } from "../policy/policyLayer.js";
-import { addContextOptions, loadContext, type ContextFlags } from "./contextOptions.js";
+import { addContextOptions, type ContextFlags } from "./contextOptions.js";
+import { loadContext } from "./contextLoader.js";
 import { describeError, printError } from "./errorReport.js";
 import { formatOption } from "./infoCommand.js";
 import { listViewJson, renderListView } from "./render/listView.js";

@@ -14,7 +14,8 @@ import { loadTokensFile, MIN_TOKEN_LENGTH, tokenDigest } from "../serve/tokensFi
 import { DEFAULT_BACKOFF } from "../serve/upstreamLink.js";
 import { DEFAULT_MAX_BODY_BYTES, startHttpServer } from "../transports/httpServer.js";
 import { StrictStdioServerTransport } from "../transports/stdioServerTransport.js";
-import { addContextOptions, hasSelectionFlags, loadContext, type ContextFlags } from "./contextOptions.js";
+import { addContextOptions, hasSelectionFlags, type ContextFlags } from "./contextOptions.js";
+import { loadContext } from "./contextLoader.js";
 
 interface ServeFlags extends ContextFlags {
   stdio?: boolean;

@@ -9,12 +9,12 @@ import type { Policy } from "../config/policyModel.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../gateway/frames.js";
 import { localRealpath } from "../gateway/localRealpath.js";
 import { PolicyProxy } from "../gateway/policyProxy.js";
-import { compilePolicy } from "../policy/compile.js";
 import { allowAllGate, createPolicyGate } from "../policy/policyGate.js";
 import { runStdioWrap } from "../transports/stdioWrap.js";
 import { addContextOptions } from "./contextOptions.js";
 import { describeError } from "./errorReport.js";
-import { planConfigDirWrap, usesConfigDir, type WrapConfigFlags, type WrapPlan } from "./wrapConfigDir.js";
+import { hasSelectionFlags } from "./contextOptions.js";
+import type { WrapConfigFlags, WrapPlan } from "./wrapConfigDir.js";
 
 interface WrapOptions extends WrapConfigFlags {
   policy?: string;
@@ -81,8 +81,11 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
   const log = (line: string): void => {
     process.stderr.write(`toolgate: ${line}\n`);
   };
-  const plan = usesConfigDir(options)
-    ? planConfigDirWrap(command, options, log)
+  const usesConfigDir =
+    options.server !== undefined || options.configDir !== undefined || hasSelectionFlags(options);
+  const plan = usesConfigDir
+    ? // The configuration-directory loaders are only loaded when a directory is used.
+      (await import("./wrapConfigDir.js")).planConfigDirWrap(command, options, log)
     : planPlainWrap(command, options, log);
   if (plan === null) return EXIT_BAD_INPUT;
 
@@ -112,10 +115,10 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
       log,
       // Called right after the server is spawned: compiling the policy's schemas then overlaps with the
       // server's own start-up instead of adding to it. Nothing is read from either side before this returns.
-      createHandler: (peers) =>
+      createHandler: async (peers) =>
         new PolicyProxy(
           {
-            gate: plan.createGate(),
+            gate: await plan.createGate(),
             audit,
             session: options.label ?? randomBytes(8).toString("hex"),
             dryRun: options.dryRun === true,
@@ -152,7 +155,12 @@ function planPlainWrap(
   return {
     command: program,
     args,
-    createGate: () => (policy === null ? allowAllGate() : createPolicyGate(compilePolicy(policy))),
+    createGate: async () => {
+      if (policy === null) return allowAllGate();
+      // Loaded here, after the server is spawned: Ajv's start-up cost overlaps the server's.
+      const { compilePolicy } = await import("../policy/compile.js");
+      return createPolicyGate(compilePolicy(policy));
+    },
   };
 }
 

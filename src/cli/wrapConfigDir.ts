@@ -5,18 +5,11 @@ import { formatDiagnostic, hasErrors } from "../config/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import type { Policy } from "../config/policyModel.js";
 import { describeTarget } from "../gateway/serverTarget.js";
-import { compilePolicy } from "../policy/compile.js";
 import { deadPatternDiagnostics, deadPatterns } from "../policy/explain.js";
 import type { ToolGate } from "../policy/gate.js";
 import { resolveLayers } from "../policy/layers.js";
 import { serverFilter } from "../policy/serverFilter.js";
-import {
-  hasSelectionFlags,
-  policyLocation,
-  printDiagnostics,
-  selectionOf,
-  type ContextFlags,
-} from "./contextOptions.js";
+import { policyLocation, printDiagnostics, selectionOf, type ContextFlags } from "./contextOptions.js";
 import { describeError, errorText } from "./errorReport.js";
 import { lookupEnabledServer } from "./serverLookup.js";
 
@@ -37,16 +30,12 @@ export interface WrapPlan {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   /** Called once the server is spawned, so compiling the policy overlaps the server's start-up. */
-  createGate(): ToolGate;
+  createGate(): Promise<ToolGate>;
   /** Called with the tool names each time the catalog is fetched. */
   onCatalog?: (tools: readonly string[]) => void;
 }
 
 /** True when any flag asks for the configuration directory. */
-export function usesConfigDir(flags: WrapConfigFlags): boolean {
-  return flags.server !== undefined || flags.configDir !== undefined || hasSelectionFlags(flags);
-}
-
 /** The plan, or null after explaining on stderr why toolgate will not start (exit 2). */
 export function planConfigDirWrap(
   command: readonly string[],
@@ -95,13 +84,16 @@ export function planConfigDirWrap(
     policy = read.policy;
   }
   const shownPath = location?.shown ?? "";
-  const createGate = (): ToolGate =>
-    serverFilter(
+  const createGate = async (): Promise<ToolGate> => {
+    // Loaded here, after the server is spawned: Ajv's start-up cost overlaps the server's.
+    const { compilePolicy } = await import("../policy/compile.js");
+    return serverFilter(
       config,
       selection,
       name,
       policy === null ? null : { compiled: compilePolicy(policy), shownPath },
     ).gate;
+  };
 
   let lastWarnings = "";
   const onCatalog = (tools: readonly string[]): void => {

@@ -22,8 +22,12 @@ export interface StdioWrapOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   maxFrameBytes: number;
-  /** Builds the proxy once the peers exist. */
-  createHandler(peers: ProxyPeers): FrameHandler;
+  /**
+   * Builds the proxy once the server is spawned and the peers exist. It may take its time (compiling the
+   * policy's schemas overlaps the server's own start-up): frames from either side wait, unread, until it
+   * is ready.
+   */
+  createHandler(peers: ProxyPeers): FrameHandler | Promise<FrameHandler>;
   log(line: string): void;
   /** Shutdown grace periods (stdin close → SIGTERM → SIGKILL). */
   graceMs?: number;
@@ -56,7 +60,9 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
       if (!clientGone) output.write(JSON.stringify(message) + "\n");
     },
   };
-  const handler = options.createHandler(peers);
+  // A spawn failure is reported below, once the handler is ready; until then it must not count as unhandled.
+  child.closed.catch(() => {});
+  const handler = await options.createHandler(peers);
 
   const serverFramer = new LineFramer(options.maxFrameBytes, (frame) => handler.fromServer(frame));
   child.process.stdout.on("data", (chunk: Buffer) => serverFramer.push(chunk));

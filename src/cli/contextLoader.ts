@@ -1,0 +1,55 @@
+import { homedir } from "node:os";
+import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
+import type { ConfigDir, ContextSelection } from "../config/configDirModel.js";
+import { hasErrors } from "../config/diagnostics.js";
+import { loadPolicyFile } from "../config/policyLoader.js";
+import { compilePolicy } from "../policy/compile.js";
+import type { ActivePolicy } from "../policy/policyLayer.js";
+import {
+  policyLocation,
+  printDiagnostics,
+  selectionOf,
+  type ContextFlags,
+  type PolicyLocation,
+} from "./contextOptions.js";
+
+// Kept apart from the flag helpers in contextOptions.ts: loading compiles the policy (Ajv), which
+// `toolgate wrap` defers until its server is running.
+
+/** Loads and compiles the policy at `location` (diagnostics printed); "unusable" on errors (fail closed). */
+export function loadActivePolicy(location: PolicyLocation | null): ActivePolicy | null | "unusable" {
+  if (location === null) return null;
+  const { policy, diagnostics } = loadPolicyFile(location.path);
+  printDiagnostics(diagnostics);
+  if (policy === null) {
+    const origin = location.from === "flag" ? "--policy" : "config.yaml's policy:";
+    process.stderr.write(`toolgate: the policy '${location.shown}' (${origin}) cannot be used\n`);
+    return "unusable";
+  }
+  return { compiled: compilePolicy(policy), shownPath: location.shown };
+}
+
+export interface LoadedContext {
+  dir: string;
+  config: ConfigDir;
+  selection: ContextSelection;
+  policy: ActivePolicy | null;
+}
+
+/**
+ * Resolves and loads the directory with the selection, then the policy. Every diagnostic goes to stderr with
+ * file and line; null when anything has an error (the caller exits 2).
+ */
+export function loadContext(flags: ContextFlags, withPolicy = true): LoadedContext | null {
+  const dir = resolveConfigDirPath(flags.configDir, process.env, homedir());
+  const selection = selectionOf(flags);
+  const { config, diagnostics } = loadConfigDir(dir, selection);
+  printDiagnostics(diagnostics);
+  if (hasErrors(diagnostics)) {
+    process.stderr.write(`toolgate: the configuration in ${dir} has errors (see above)\n`);
+    return null;
+  }
+  const policy = withPolicy ? loadActivePolicy(policyLocation(config, flags.policy)) : null;
+  if (policy === "unusable") return null;
+  return { dir, config, selection, policy };
+}
