@@ -1,7 +1,7 @@
-import { extractToolSchemaTexts } from "../pins/exactHash.js";
 import type { ToolDefinition } from "../policy/gate.js";
 import { isJsonObject } from "./jsonRpc.js";
 import type { AnsweredRequest } from "./privateRequests.js";
+import { RawSchemaTexts } from "./rawSchemaTexts.js";
 
 /** A server tool as listed: the fields decisions use, plus whatever else the server sent. */
 export type ListedTool = ToolDefinition & Record<string, unknown>;
@@ -16,9 +16,8 @@ const MAX_ATTEMPTS = 3;
  */
 export class ToolCatalog {
   private tools: ReadonlyMap<string, ListedTool> | null = null;
-  /** The raw text of each page of the current catalog (for exact schema texts), and what was cut from it. */
-  private pageTexts: readonly (string | undefined)[] = [];
-  private schemaTexts: Map<string, string> | null = null;
+  /** Schema texts cut from the raw text of each page of the current catalog. */
+  private schemaTexts: RawSchemaTexts | null = null;
   private failure: string = "the catalog has not been fetched yet";
   /** Bumped by every list_changed. */
   private epoch = 0;
@@ -38,7 +37,6 @@ export class ToolCatalog {
   setNoTools(): void {
     this.noTools = true;
     this.tools = new Map();
-    this.pageTexts = [];
     this.schemaTexts = null;
     this.fetchedEpoch = this.epoch;
   }
@@ -62,22 +60,7 @@ export class ToolCatalog {
    * checked against), `undefined` when that text is not available. Cut from the page texts on first use.
    */
   exactSchemaText(name: string): string | undefined {
-    if (this.schemaTexts === null) {
-      const texts = new Map<string, string>();
-      for (const page of this.pageTexts) {
-        if (page === undefined) continue;
-        try {
-          for (const [tool, text] of extractToolSchemaTexts(page))
-            if (!texts.has(tool)) texts.set(tool, text);
-        } catch (error) {
-          this.log(
-            `cannot read exact schema texts from a tools/list page: ${error instanceof Error ? error.message : String(error)}`,
-          );
-        }
-      }
-      this.schemaTexts = texts;
-    }
-    return this.schemaTexts.get(name);
+    return this.schemaTexts?.get(name);
   }
 
   /** Refetches until the catalog is at least as new as the last list_changed (bounded), or a fetch fails. */
@@ -96,8 +79,7 @@ export class ToolCatalog {
       .then(
         ({ tools, pageTexts }) => {
           this.tools = tools;
-          this.pageTexts = pageTexts;
-          this.schemaTexts = null;
+          this.schemaTexts = new RawSchemaTexts(pageTexts, this.log);
           this.fetchedEpoch = epoch;
           try {
             this.onFetched?.(tools);
@@ -107,7 +89,6 @@ export class ToolCatalog {
         },
         (error: unknown) => {
           this.tools = null;
-          this.pageTexts = [];
           this.schemaTexts = null;
           this.failure = `could not fetch the server's tool catalog: ${error instanceof Error ? error.message : String(error)}`;
           this.log(this.failure);

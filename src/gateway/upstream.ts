@@ -13,6 +13,7 @@ import type {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig, McpTransport } from "../config/mcpJson.js";
 import { ToolgateError } from "../errors.js";
+import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
 import { describeTarget } from "./serverTarget.js";
 
 /**
@@ -37,6 +38,23 @@ export interface UpstreamOptions {
   capabilities?: ClientCapabilities;
   /** Called before the handshake, e.g. to register handlers for requests the server sends the client. */
   setup?: (client: Client) => void;
+  /**
+   * Keep the text of each `tools/list` answer as the server sent it (`listToolCatalog`'s `pageTexts`), for
+   * `exact_schema_hash` pins: stdio servers then run under toolgate's own line transport, `http` and `sse`
+   * servers under the SDK's transports with a fetch that records what they receive. Default false.
+   */
+  recordToolsListText?: boolean;
+}
+
+/** Every tool the server lists, and the raw text of each `tools/list` page they came from. */
+export interface ListedToolCatalog {
+  /** In list order across pages; the first definition wins for a repeated name. */
+  tools: Tool[];
+  /**
+   * One entry per page, in order: the answer's JSON text as the server sent it, or `undefined` when it was
+   * not recorded (without `recordToolsListText`, or when the text could not be matched to the request).
+   */
+  pageTexts: (string | undefined)[];
 }
 
 export interface Upstream {
@@ -52,6 +70,8 @@ export interface Upstream {
   stderrText(): string;
   /** Every tool the server lists, following each `nextCursor`; the first definition wins for a repeated name. */
   listAllTools(): Promise<Tool[]>;
+  /** As {@link listAllTools}, with the raw text of each page (see `recordToolsListText`). */
+  listToolCatalog(): Promise<ListedToolCatalog>;
   /** Resolves when the connection ends, whether by {@link close} or because the server went away. */
   readonly closed: Promise<void>;
   close(): Promise<void>;
@@ -107,20 +127,57 @@ function withStderr(reason: string, stderr: string): string {
   return `${reason}; the server's stderr said:\n${shown}`;
 }
 
-function createTransport(server: McpServerConfig, options: UpstreamOptions): Transport {
+interface UpstreamTransport {
+  transport: Transport;
+  pid(): number | null;
+  /** The recorded tools/list texts, with `recordToolsListText`. */
+  texts: ToolsListTexts | null;
+}
+
+function createTransport(
+  server: McpServerConfig,
+  options: UpstreamOptions,
+  onStderr: (text: string) => void,
+): UpstreamTransport {
+  if (options.recordToolsListText === true) {
+    const target =
+      server.transport === "stdio"
+        ? {
+            transport: "stdio" as const,
+            ...stdioLaunch(server, options.baseDir),
+            stderr: options.stderr ?? "pipe",
+          }
+        : { transport: server.transport, url: server.url, headers: { ...server.headers } };
+    const recording = recordingTransport(target, onStderr);
+    return { transport: recording.transport, pid: recording.pid, texts: recording.texts };
+  }
   switch (server.transport) {
-    case "stdio":
-      return new StdioClientTransport({
+    case "stdio": {
+      const transport = new StdioClientTransport({
         ...stdioLaunch(server, options.baseDir),
         stderr: options.stderr ?? "pipe",
       });
+      const stream = transport.stderr as Readable | null;
+      stream?.on("data", (chunk: Buffer) => onStderr(chunk.toString("utf8")));
+      return { transport, pid: () => transport.pid, texts: null };
+    }
     case "http":
-      return new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers: { ...server.headers } },
-      });
+      return {
+        transport: new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: { ...server.headers } },
+        }),
+        pid: () => null,
+        texts: null,
+      };
     case "sse":
-      // The SDK adds requestInit's headers to the request opening the event stream as well as to each POST.
-      return new SSEClientTransport(new URL(server.url), { requestInit: { headers: { ...server.headers } } });
+      return {
+        // The SDK adds requestInit's headers to the request opening the event stream as well as to each POST.
+        transport: new SSEClientTransport(new URL(server.url), {
+          requestInit: { headers: { ...server.headers } },
+        }),
+        pid: () => null,
+        texts: null,
+      };
   }
 }
 
@@ -134,16 +191,11 @@ export async function connectUpstream(
   options: UpstreamOptions = {},
 ): Promise<Upstream> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
-  const transport = createTransport(server, options);
   let stderr = "";
-  if (transport instanceof StdioClientTransport) {
-    const stream = transport.stderr as Readable | null;
-    stream?.on("data", (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      stderr = (stderr + text).slice(-STDERR_KEEP_CHARS);
-      options.onStderr?.(text);
-    });
-  }
+  const { transport, pid, texts } = createTransport(server, options, (text) => {
+    stderr = (stderr + text).slice(-STDERR_KEEP_CHARS);
+    options.onStderr?.(text);
+  });
   const client = new Client(options.clientInfo ?? { name: "toolgate", version: "0.1.0" }, {
     capabilities: options.capabilities ?? {},
   });
@@ -182,9 +234,11 @@ export async function connectUpstream(
     capabilities,
     serverInfo,
     instructions: client.getInstructions(),
-    pid: () => (transport instanceof StdioClientTransport ? transport.pid : null),
+    pid,
     stderrText: () => stderr,
-    listAllTools: () => listAllTools(server.name, client, capabilities, timeoutMs),
+    listAllTools: async () =>
+      (await listToolCatalog(server.name, client, capabilities, timeoutMs, texts)).tools,
+    listToolCatalog: () => listToolCatalog(server.name, client, capabilities, timeoutMs, texts),
     closed,
     close: async () => {
       await client.close();
@@ -194,29 +248,42 @@ export async function connectUpstream(
 
 /**
  * The full catalog: page after page until no `nextCursor`, bounded in pages and refusing a cursor that comes
- * back (a server that would page forever). A server without the `tools` capability has no tools.
+ * back (a server that would page forever). A server without the `tools` capability has no tools. With
+ * `texts`, each page's answer text is taken by the id of the request that asked for it.
  */
-async function listAllTools(
+async function listToolCatalog(
   name: string,
   client: Client,
   capabilities: ServerCapabilities,
   timeoutMs: number,
-): Promise<Tool[]> {
-  if (capabilities.tools === undefined) return [];
+  texts: ToolsListTexts | null,
+): Promise<ListedToolCatalog> {
+  if (capabilities.tools === undefined) return { tools: [], pageTexts: [] };
   const tools: Tool[] = [];
+  const pageTexts: (string | undefined)[] = [];
   const seen = new Set<string>();
   const cursors = new Set<string>();
   let cursor: string | undefined;
   try {
     for (let page = 0; page < MAX_PAGES; page++) {
-      const result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+      const list = () => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+      const { pending, id } = texts === null ? { pending: list(), id: undefined } : texts.capture(list);
+      let text: string | undefined;
+      let result: Awaited<typeof pending>;
+      try {
+        result = await pending;
+      } finally {
+        // Taken whether or not the request succeeded, so nothing is left behind for an abandoned page.
+        if (id !== undefined) text = texts?.take(id);
+      }
+      pageTexts.push(text);
       for (const tool of result.tools) {
         if (seen.has(tool.name)) continue;
         seen.add(tool.name);
         tools.push(tool);
       }
       const next = result.nextCursor;
-      if (next === undefined) return tools;
+      if (next === undefined) return { tools, pageTexts };
       if (cursors.has(next)) throw new Error(`tools/list returned the cursor '${next}' a second time`);
       cursors.add(next);
       cursor = next;

@@ -12,7 +12,7 @@ import { sdkUnknownToolAnswer } from "../gateway/unknownToolAnswer.js";
 import { findApprovalArtifact, stripApproval, type ApprovalEvidence } from "../policy/controls/approval.js";
 import type { RealpathHook } from "../policy/controls/scope.js";
 import type { CallContext, Rule, SessionCounters, Violation } from "../policy/decision.js";
-import type { ToolGate } from "../policy/gate.js";
+import type { ToolContext, ToolGate } from "../policy/gate.js";
 import type { Extra, ServeMode } from "./gatewaySession.js";
 import {
   describeResult,
@@ -32,7 +32,7 @@ import {
 } from "./naming.js";
 import { RelayedError, upstreamFailureResult } from "./relay.js";
 import { searchTools } from "./search.js";
-import type { CatalogTool } from "./serverCatalog.js";
+import type { CatalogSnapshot, CatalogTool } from "./serverCatalog.js";
 import type { ServeAudit } from "./serveAudit.js";
 import { UpstreamUnavailable, type UpstreamLink } from "./upstreamLink.js";
 import { rewriteToolResult } from "./uriRewrite.js";
@@ -70,6 +70,11 @@ export interface RouterDeps {
 
 function shownKey(server: string, tool: string): string {
   return `${server}\u0000${tool}`;
+}
+
+/** What the name stage knows about a tool the server listed: its server and its schema's raw text. */
+function listedContext(slot: ServerSlot, catalog: CatalogSnapshot, tool: string): ToolContext {
+  return { listed: true, serverId: slot.name, exactSchemaText: () => catalog.exactSchemaText(tool) };
 }
 
 /** How a tool of one server looks to this session. */
@@ -123,12 +128,12 @@ export class ToolRouter {
       }),
     );
     const shown: Json[] = [];
-    for (const { slot, tools } of perServer) {
-      if (tools === null) continue;
+    for (const { slot, tools: catalog } of perServer) {
+      if (catalog === null) continue;
       const hidden: HiddenTool[] = [];
       let count = 0;
-      for (const tool of tools.values()) {
-        const verdict = slot.gate.visibility(tool);
+      for (const tool of catalog.tools.values()) {
+        const verdict = slot.gate.visibility(tool, listedContext(slot, catalog, tool.name));
         if (!verdict.visible || tool.name === "") {
           hidden.push({ tool: tool.name, code: verdict.code, rule: auditRule(verdict.rule) });
           continue;
@@ -256,16 +261,16 @@ export class ToolRouter {
     const limited = this.requestLimit(requestId, slot, via, counters, params.arguments);
     if (limited !== null) return limited;
     if (args.kind === "search") {
-      let tools: ReadonlyMap<string, CatalogTool>;
+      let catalog: CatalogSnapshot;
       try {
-        tools = await slot.link.tools();
+        catalog = await slot.link.tools();
       } catch (error) {
         return upstreamFailureResult(messageOf(error));
       }
       const visible: CatalogTool[] = [];
       const hidden: HiddenTool[] = [];
-      for (const tool of tools.values()) {
-        const verdict = slot.gate.visibility(tool);
+      for (const tool of catalog.tools.values()) {
+        const verdict = slot.gate.visibility(tool, listedContext(slot, catalog, tool.name));
         if (verdict.visible) visible.push(tool);
         else hidden.push({ tool: tool.name, code: verdict.code, rule: auditRule(verdict.rule) });
       }
@@ -352,13 +357,13 @@ export class ToolRouter {
     if (!byName.visible && !byName.explain) {
       return { kind: "hidden", code: byName.code, rule: byName.rule, reason: byName.reason };
     }
-    let tools: ReadonlyMap<string, CatalogTool>;
+    let catalog: CatalogSnapshot;
     try {
-      tools = await slot.link.tools();
+      catalog = await slot.link.tools();
     } catch (error) {
       return { kind: "unavailable", reason: messageOf(error) };
     }
-    const definition = tools.get(tool);
+    const definition = catalog.tools.get(tool);
     if (definition === undefined) {
       return {
         kind: "hidden",
@@ -367,7 +372,7 @@ export class ToolRouter {
         reason: `tool '${tool}' is not in the catalog of '${slot.name}'`,
       };
     }
-    const verdict = slot.gate.visibility(definition, { serverId: slot.name });
+    const verdict = slot.gate.visibility(definition, listedContext(slot, catalog, tool));
     if (verdict.visible) return { kind: "visible", tool: definition };
     // A tool withheld for drift that this client was shown before: the model knows it exists, so say why.
     const shownBefore = verdict.code === "E_TOOL_DRIFT" && this.shownTools.has(shownKey(slot.name, tool));

@@ -3,7 +3,7 @@ import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../config/mcpJson.js";
 import { ToolgateError } from "../errors.js";
 import type { Upstream, UpstreamOptions } from "../gateway/upstream.js";
-import { ServerCatalog, type CatalogTool } from "./serverCatalog.js";
+import { ServerCatalog, type CatalogSnapshot, type CatalogTool } from "./serverCatalog.js";
 
 /**
  * One client session's connection to one enabled server: opened on first need, kept and reused for every
@@ -66,7 +66,7 @@ export class UpstreamLink {
   private failures = 0;
   private timer: NodeJS.Timeout | null = null;
   private connectedOnce = false;
-  private lastKnown: ReadonlyMap<string, CatalogTool> | null = null;
+  private lastKnown: CatalogSnapshot | null = null;
   private dropReason: string | null = null;
 
   constructor(private readonly options: LinkOptions) {}
@@ -103,19 +103,19 @@ export class UpstreamLink {
   }
 
   /** The server's current tool catalog (every page), refetched after `list_changed`. */
-  async tools(): Promise<ReadonlyMap<string, CatalogTool>> {
+  async tools(): Promise<CatalogSnapshot> {
     await this.ready();
     const state = this.state;
     if (state.kind !== "up") return this.tools();
     await state.catalog.ensureFresh();
     const current = state.catalog.current();
     if (!current.ok) throw new ToolgateError("E_CATALOG_UNAVAILABLE", current.reason);
-    this.lastKnown = current.tools;
-    return current.tools;
+    this.lastKnown = current.catalog;
+    return current.catalog;
   }
 
   /** The last catalog fetched on any connection of this link; null before the first. */
-  get lastKnownTools(): ReadonlyMap<string, CatalogTool> | null {
+  get lastKnownTools(): CatalogSnapshot | null {
     return this.lastKnown;
   }
 
@@ -154,6 +154,8 @@ export class UpstreamLink {
       ...(this.options.baseDir === undefined ? {} : { baseDir: this.options.baseDir }),
       capabilities: this.options.capabilities(),
       clientInfo: { name: "toolgate", version: "0.1.0" },
+      // Exact pins are checked against the schema text the server sent, as wrap does.
+      recordToolsListText: true,
       setup: (client) => hooks.setup(client),
       onStderr: (text) => {
         for (const line of text.split("\n")) if (line.trim() !== "") hooks.log(`[${server.name}] ${line}`);
@@ -178,7 +180,7 @@ export class UpstreamLink {
       throw new UpstreamUnavailable(`MCP server '${this.name}': the session is closed`);
     }
     const catalog = new ServerCatalog(
-      async () => (await upstream.listAllTools()) as CatalogTool[],
+      () => upstream.listToolCatalog(),
       (line) => this.options.hooks.log(`[${this.name}] ${line}`),
       (tools) => this.options.hooks.onCatalog?.(tools),
     );

@@ -1,22 +1,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  ListToolsResultSchema,
-  type Implementation,
-  type JSONRPCMessage,
-} from "@modelcontextprotocol/sdk/types.js";
+import { ListToolsResultSchema, type Implementation } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../config/mcpJson.js";
 import { ToolgateError } from "../../errors.js";
+import { recordingTransport, type RecordingTarget } from "../../gateway/rawRecording.js";
 import { describeTarget } from "../../gateway/serverTarget.js";
 import { stdioLaunch } from "../../gateway/upstream.js";
-import { parseJsonExact } from "../../json/exactNumbers.js";
 import { parseStrictJson } from "../../json/strictJson.js";
 import { extractToolSchemaTexts } from "../../pins/exactHash.js";
 import type { ToolDefinition } from "../../policy/gate.js";
-import { RawStdioClientTransport } from "./rawStdioTransport.js";
-import { recordingFetch } from "./recordingFetch.js";
 
 /**
  * The live catalog of one MCP server as `toolgate pin` needs it: every page of `tools/list`, each tool
@@ -24,20 +15,11 @@ import { recordingFetch } from "./recordingFetch.js";
  * inputSchema's raw text, from which exact_schema_hash is taken.
  *
  * The SDK client does the handshake and the paging; the transport underneath is one that records each
- * message's text before the SDK parses it (a stdio transport of our own, the SDK's HTTP transports with a
- * recording fetch), and the `tools/list` answers are picked out of those texts by request id.
+ * message's text before the SDK parses it (gateway/rawRecording.ts), and the `tools/list` answers are
+ * picked out of those texts by request id.
  */
 
-export type CatalogTarget =
-  | {
-      transport: "stdio";
-      name: string;
-      command: string;
-      args: string[];
-      env: NodeJS.ProcessEnv;
-      cwd?: string;
-    }
-  | { transport: "http" | "sse"; name: string; url: string; headers: Record<string, string> };
+export type CatalogTarget = RecordingTarget & { name: string };
 
 export interface LiveCatalog {
   serverInfo: Implementation;
@@ -74,18 +56,11 @@ export function targetFromConfig(server: McpServerConfig, baseDir: string): Cata
  * `E_TOOLS_LIST` when its answer is not strict JSON or names a tool twice.
  */
 export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number): Promise<LiveCatalog> {
-  const answers = new RawAnswers();
   let stderr = "";
-  const transport = createTransport(
+  const { transport, texts } = recordingTransport(
     target,
-    (text) => answers.record(text),
     (text) => (stderr = (stderr + text).slice(-STDERR_KEEP)),
   );
-  const send = transport.send.bind(transport);
-  transport.send = (message: JSONRPCMessage, options) => {
-    if ("method" in message && message.method === "tools/list" && "id" in message) answers.expect(message.id);
-    return send(message, options);
-  };
   const client = new Client({ name: "toolgate-pin", version: "0.1.0" }, { capabilities: {} });
   const where = `'${target.name}' (${target.transport}: ${describeTarget(target)})`;
   const withStderr = (reason: string): string =>
@@ -116,17 +91,21 @@ export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number):
     for (let page = 0; ; page++) {
       if (page === MAX_PAGES) throw listError(target, `tools/list did not end after ${MAX_PAGES} pages`);
       let next: string | undefined;
-      try {
-        const result = await client.request(
+      let text: string | undefined;
+      const { pending, id } = texts.capture(() =>
+        client.request(
           { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
           ListToolsResultSchema,
           { timeout: timeoutMs },
-        );
-        next = result.nextCursor;
+        ),
+      );
+      try {
+        next = (await pending).nextCursor;
       } catch (error) {
         throw listError(target, withStderr(reasonOf(error)));
+      } finally {
+        if (id !== undefined) text = texts.take(id);
       }
-      const text = answers.takeLast();
       if (text === undefined) {
         throw listError(target, "the text of its tools/list answer was not seen on the transport");
       }
@@ -149,36 +128,6 @@ export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number):
     return { serverInfo, hasTools: true, tools, rawSchemas };
   } finally {
     await client.close().catch(() => {});
-  }
-}
-
-function createTransport(
-  target: CatalogTarget,
-  onRaw: (text: string) => void,
-  onStderr: (text: string) => void,
-): Transport {
-  switch (target.transport) {
-    case "stdio":
-      return new RawStdioClientTransport(
-        {
-          command: target.command,
-          args: target.args,
-          env: target.env,
-          ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
-        },
-        onRaw,
-        onStderr,
-      );
-    case "http":
-      return new StreamableHTTPClientTransport(new URL(target.url), {
-        requestInit: { headers: { ...target.headers } },
-        fetch: recordingFetch(onRaw),
-      });
-    case "sse":
-      return new SSEClientTransport(new URL(target.url), {
-        requestInit: { headers: { ...target.headers } },
-        fetch: recordingFetch(onRaw),
-      });
   }
 }
 
@@ -217,41 +166,4 @@ function reasonOf(error: unknown): string {
     return error.message;
   }
   return String(error);
-}
-
-/**
- * The text of each answer to a `tools/list` request we sent, keyed by request id. Texts are parsed with
- * exact numbers only to find the id (and, for a batch body, to cut out each member).
- */
-class RawAnswers {
-  private readonly wanted: Array<string | number> = [];
-  private readonly texts = new Map<string | number, string>();
-
-  expect(id: string | number): void {
-    this.wanted.push(id);
-  }
-
-  record(text: string): void {
-    if (this.wanted.length === 0) return;
-    const parsed = parseJsonExact(text);
-    if (!parsed.ok) return;
-    const messages = Array.isArray(parsed.value) ? parsed.value : [parsed.value];
-    for (const message of messages) {
-      if (typeof message !== "object" || message === null) continue;
-      const id = (message as { id?: unknown }).id;
-      if ((typeof id !== "string" && typeof id !== "number") || !this.wanted.includes(id)) continue;
-      if (!("result" in message) && !("error" in message)) continue;
-      const span = parsed.spanOf(message);
-      this.texts.set(id, span === undefined ? text : text.slice(span[0], span[1]));
-    }
-  }
-
-  /** The answer to the last tools/list request sent. */
-  takeLast(): string | undefined {
-    const id = this.wanted.at(-1);
-    if (id === undefined) return undefined;
-    const text = this.texts.get(id);
-    this.texts.delete(id);
-    return text;
-  }
 }

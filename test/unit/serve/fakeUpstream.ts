@@ -64,6 +64,7 @@ export function fakeConnect(catalogs: FakeCatalogs) {
       pid: () => null,
       stderrText: () => "",
       listAllTools: async () => (await client.listTools()).tools,
+      listToolCatalog: async () => ({ tools: (await client.listTools()).tools, pageTexts: [undefined] }),
       closed,
       close: async () => {
         await client.close();

@@ -43,7 +43,7 @@ describe("UpstreamLink", () => {
     const [a, b] = await Promise.all([l.ready(), l.ready()]);
     expect(a).toBe(b);
     expect(await l.ready()).toBe(a);
-    expect([...(await l.tools()).keys()]).toEqual(["a"]);
+    expect([...(await l.tools()).tools.keys()]).toEqual(["a"]);
     expect(connects).toBe(1);
     await l.close();
   });

@@ -1,20 +1,21 @@
-import { spawn, type ChildProcessByStdio } from "node:child_process";
-import type { Readable, Writable } from "node:stream";
+import { spawn, type ChildProcess } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 /**
  * An MCP stdio client transport that hands each line the server writes to `onRaw` before parsing it.
- * `toolgate pin` needs the text of `tools/list` answers as the server wrote it: the SDK's own stdio
- * transport parses lines into doubles, which loses the digits of integers beyond 2^53 that
+ * `toolgate pin` and `serve` need the text of `tools/list` answers as the server wrote it: the SDK's own
+ * stdio transport parses lines into doubles, which loses the digits of integers beyond 2^53 that
  * `exact_schema_hash` is about. Otherwise it behaves as the SDK's: newline-delimited JSON, the child's
- * stderr piped, stdin closed then SIGTERM then SIGKILL on close.
+ * stderr piped (or inherited, or ignored), stdin closed then SIGTERM then SIGKILL on close.
  */
 export interface RawStdioParams {
   command: string;
   args: readonly string[];
   env: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Default `pipe`: each chunk goes to `onStderr`. */
+  stderr?: "pipe" | "inherit" | "ignore";
 }
 
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -24,7 +25,7 @@ export class RawStdioClientTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  private child: ChildProcessByStdio<Writable, Readable, Readable> | undefined;
+  private child: ChildProcess | undefined;
   private buffered: Buffer[] = [];
   private bufferedBytes = 0;
 
@@ -43,7 +44,7 @@ export class RawStdioClientTransport implements Transport {
     return new Promise((resolve, reject) => {
       const child = spawn(this.params.command, [...this.params.args], {
         env: this.params.env,
-        stdio: ["pipe", "pipe", "pipe"],
+        stdio: ["pipe", "pipe", this.params.stderr ?? "pipe"],
         shell: false,
         ...(this.params.cwd === undefined ? {} : { cwd: this.params.cwd }),
       });
@@ -57,15 +58,17 @@ export class RawStdioClientTransport implements Transport {
         this.child = undefined;
         this.onclose?.();
       });
-      child.stdin.on("error", (error) => this.onerror?.(error));
-      child.stdout.on("data", (chunk: Buffer) => this.receive(chunk));
-      child.stderr.on("data", (chunk: Buffer) => this.onStderr(chunk.toString("utf8")));
+      child.stdin?.on("error", (error) => this.onerror?.(error));
+      child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
+      child.stdout?.on("error", (error) => this.onerror?.(error));
+      child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk.toString("utf8")));
     });
   }
 
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
-    if (stdin === undefined) return Promise.reject(new Error("Not connected"));
+    if (stdin === undefined || stdin === null || stdin.writableEnded)
+      return Promise.reject(new Error("Not connected"));
     return new Promise((resolve) => {
       if (stdin.write(JSON.stringify(message) + "\n")) resolve();
       else stdin.once("drain", () => resolve());
@@ -78,7 +81,7 @@ export class RawStdioClientTransport implements Transport {
     const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
     const wait = (): Promise<void> =>
       Promise.race([closed, new Promise<void>((r) => setTimeout(r, CLOSE_GRACE_MS).unref())]);
-    child.stdin.end();
+    child.stdin?.end();
     await wait();
     if (child.exitCode === null && child.signalCode === null) {
       child.kill("SIGTERM");

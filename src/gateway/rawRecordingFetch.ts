@@ -2,7 +2,7 @@ import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 /**
  * A fetch for the SDK's Streamable HTTP and HTTP+SSE client transports that hands `onRaw` the text of each
- * JSON-RPC message a server sends, before the transport parses it (see rawStdioTransport.ts for why): a
+ * JSON-RPC message a server sends, before the transport parses it (see rawRecordingStdio.ts for why): a
  * JSON body whole, and each event's data on an event stream. Event data is recorded before the chunk that
  * completes the event is passed on, so a message's text is always recorded before the SDK delivers it.
  */
