@@ -6,66 +6,20 @@ import { writeFileSync } from "node:fs";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { parse as parseYaml } from "yaml";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadPolicyFile } from "../../src/config/policyLoader.js";
 import { checkPins } from "../../src/pins/drift.js";
 import { exactSchemaHash } from "../../src/pins/exactHash.js";
 import { metaHash, schemaHash } from "../../src/pins/hashes.js";
-import { CLI, connect, NODE, ROOT, tempDir, wrapCommand, writePolicy } from "./helpers.js";
+import { answerText, bigSchema } from "./fixtures/bigintAnswers.mjs";
+import { CLI, connect, FIXTURES, NODE, ROOT, tempDir, wrapCommand, writePolicy } from "./helpers.js";
 
 const BIG = "9007199254740993"; // 2^53 + 1: the double it parses to is 2^53
 const NEIGHBOUR = "9007199254740992";
 
-/** The fixture's answers as JavaScript source: the stdio fixture and the HTTP fixtures share it. */
-const ANSWERS_JS = `
-export const bigSchema = (n) =>
-  \`{"type":"object","properties":{"n":{"type":"integer","maximum":\${n}},"k":{"enum":[1,\${n}]}}}\`;
-export const PLAIN_SCHEMA = \`{"type":"object","properties":{"q":{"type":"string","maxLength":1e2}}}\`;
-
-// Two pages; tool names YAML would otherwise read as a boolean, a number and a mapping.
-function pageText(id, cursor, n) {
-  if (cursor === undefined) {
-    return \`{"jsonrpc":"2.0","id":\${id},"result":{"tools":[{"name":"plain","description":"no big numbers","inputSchema":\${PLAIN_SCHEMA}},{"name":"yes","inputSchema":{"type":"object"}},{"name":"1.0","description":"","inputSchema":{"type":"object"}}],"nextCursor":"page-2"}}\`;
-  }
-  return \`{"jsonrpc":"2.0","id":\${id},"result":{"tools":[{"name":"bounded","description":"a bound beyond 2^53","inputSchema":\${bigSchema(n)}},{"name":"a: b","description":"x","inputSchema":{"type":"object"}}]}}\`;
-}
-
-/** The raw answer text to a client message, or null for a notification. */
-export function answerText(message, n) {
-  if (message.id === undefined) return null;
-  const id = JSON.stringify(message.id);
-  if (message.method === "initialize") {
-    return \`{"jsonrpc":"2.0","id":\${id},"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"bigint-fixture","version":"1.0.0"}}}\`;
-  }
-  if (message.method === "tools/list") return pageText(id, message.params?.cursor, n);
-  return \`{"jsonrpc":"2.0","id":\${id},"error":{"code":-32601,"message":"method not found"}}\`;
-}
-`;
-
-const STDIO_FIXTURE_JS = `
-import { createInterface } from "node:readline";
-import { answerText } from "./answers.mjs";
-const n = process.argv[2];
-createInterface({ input: process.stdin }).on("line", (line) => {
-  const text = answerText(JSON.parse(line), n);
-  if (text !== null) process.stdout.write(text + "\\n");
-});
-`;
-
-interface Answers {
-  bigSchema(n: string): string;
-  answerText(message: unknown, n: string): string | null;
-}
-
 const dir = tempDir("tg-pin-exact-");
-writeFileSync(join(dir, "answers.mjs"), ANSWERS_JS);
-const fixture = join(dir, "bigint-server.mjs");
-writeFileSync(fixture, STDIO_FIXTURE_JS);
-const answers = (await import(pathToFileURL(join(dir, "answers.mjs")).href)) as Answers;
-const bigSchema = answers.bigSchema;
-const answerText = answers.answerText;
+const fixture = join(FIXTURES, "bigintServer.mjs");
 
 function toolgate(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(NODE, [CLI, ...args], { cwd: ROOT, encoding: "utf8", timeout: 60_000 });
