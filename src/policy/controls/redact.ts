@@ -56,6 +56,11 @@ export function redactArguments(contract: RedactContractInput, args: unknown): u
  * from these arguments, as written and as it appears inside JSON text or a URL. `mask` and `drop` leave
  * `***`; `hash` and `partial` leave what they leave in the arguments. Values shorter than MIN_SCRUB_LENGTH
  * characters are not searched for.
+ *
+ * A value with path separators is also scrubbed piece by piece: texts about a path often show a form derived
+ * from it rather than the value itself (a scope violation names the path normalized, percent-decoded or with
+ * its links resolved), and each such form keeps the value's segments. So every segment of at least
+ * MIN_SCRUB_LENGTH characters, as written and percent-decoded, is scrubbed too.
  */
 export function redactText(contract: RedactContractInput, text: string, args: unknown): string {
   const secrets = new Map<string, string>();
@@ -65,8 +70,10 @@ export function redactText(contract: RedactContractInput, text: string, args: un
     if (s.length < MIN_SCRUB_LENGTH || secrets.has(s)) continue;
     const replacement =
       mode === "hash" ? hashValue(value) : mode === "partial" ? String(partialValue(value)) : MASK;
-    for (const form of [s, JSON.stringify(s).slice(1, -1), encodeURIComponent(s)]) {
-      if (!secrets.has(form)) secrets.set(form, replacement);
+    for (const piece of [s, ...pathPieces(s)]) {
+      for (const form of [piece, JSON.stringify(piece).slice(1, -1), encodeURIComponent(piece)]) {
+        if (!secrets.has(form)) secrets.set(form, replacement);
+      }
     }
   }
   let out = text;
@@ -75,6 +82,29 @@ export function redactText(contract: RedactContractInput, text: string, args: un
     if (out.includes(secret)) out = out.split(secret).join(replacement);
   }
   return out;
+}
+
+/** For a value with a separator: the value percent-decoded, and the segments (between slashes or backslashes) of both. */
+function pathPieces(s: string): string[] {
+  if (!/[/\\]/.test(s) && !/%2f|%5c/i.test(s)) return [];
+  const decoded = percentDecoded(s);
+  const pieces = new Set<string>([decoded]);
+  for (const whole of [s, decoded]) {
+    for (const segment of whole.split(/[/\\]+/)) {
+      pieces.add(segment);
+      pieces.add(percentDecoded(segment));
+    }
+  }
+  pieces.delete(s);
+  return [...pieces].filter((p) => p.length >= MIN_SCRUB_LENGTH);
+}
+
+function percentDecoded(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 function selection(contract: RedactContractInput): Selection {

@@ -200,6 +200,14 @@ describe("redactText", () => {
     expect(redactText(c("mask"), "abcd-efgh", { password: "abcd", token: "abcd-efgh" })).toBe("***");
   });
 
+  it("scrubs the segments of a path value, so forms derived from it (normalized, decoded, resolved) leave nothing", () => {
+    const args = { path: "/work/../hidden-name%2Fsub-dir/x" };
+    const text = `"/work/../hidden-name%2Fsub-dir/x" is '/hidden-name/sub-dir/x' (decoded "/work/../hidden-name/sub-dir/x"), outside '/work'`;
+    expect(redactText(c("mask", "sensitive_fields", ["path"]), text, args)).toBe(
+      `"***" is '/***/x' (decoded "***"), outside '/***'`,
+    );
+  });
+
   it("leaves values shorter than 4 characters alone", () => {
     expect(redactText(c("mask"), "a pin 123", { pin: "123" })).toBe("a pin 123");
   });
