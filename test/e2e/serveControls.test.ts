@@ -1,8 +1,11 @@
 // The controls of toolgate serve against real servers, driven by the official SDK client over stdio (and over
 // Streamable HTTP with a token): approval through MCP elicitation and through artifacts (checked, and stripped
 // before forwarding), path scope, redaction of everything toolgate writes, tool pins (schema_hash drift,
-// drift after the tool was shown, unpinned tools, exact_schema_hash of integers beyond 2^53).
+// drift after the tool was shown, unpinned tools, exact_schema_hash of integers beyond 2^53 over stdio and
+// HTTP upstreams).
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -10,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { approvalDigest } from "../../src/policy/controls/approval.js";
 import { pinForTool } from "../../src/pins/exactHash.js";
 import { configDir, mcpJson, runCli } from "./configDirHelpers.js";
+import { answerText } from "./fixtures/bigintAnswers.mjs";
 import {
   connect,
   EVERYTHING_SERVER,
@@ -577,53 +581,81 @@ describe("tool pins (stdio; server-everything and a server that changes its tool
   });
 });
 
-describe("exact pins (exact_schema_hash) through serve: the big-integer fixture", () => {
-  let block: string;
-  beforeAll(async () => {
-    // The pins as `toolgate pin` prints them for the mcp.json entry (server_id: its name).
-    const pinned = world({ bigint: { command: NODE, args: [BIGINT_SERVER, BIG] } }, "");
-    const run = await runCli(["pin", "--config-dir", pinned.dir, "--server", "bigint"]);
-    expect(run.stderr).toBe("");
-    expect(run.code).toBe(0);
-    block = run.stdout;
-    expect(block).toContain("exact_schema_hash");
+/** The big-integer fixture over Streamable HTTP (JSON answers) on 127.0.0.1: POST /<n> answers with `n`. */
+async function bigintOverHttp(): Promise<{ url: string; close: () => Promise<void> }> {
+  const http = createServer((req, res) => {
+    if (req.method !== "POST") {
+      res.writeHead(405).end();
+      return;
+    }
+    let body = "";
+    req.on("data", (d: Buffer) => (body += d.toString("utf8")));
+    req.on("end", () => {
+      const text = answerText(JSON.parse(body), (req.url ?? "/").slice(1));
+      if (text === null) res.writeHead(202).end();
+      else res.writeHead(200, { "content-type": "application/json" }).end(text);
+    });
   });
-  const shown = async (n: string): Promise<string[]> => {
-    const c = await served(
-      world(
-        { bigint: { command: NODE, args: [BIGINT_SERVER, n] } },
-        `version: "2.0"\nenforcement:\n  unpinned_tools: deny\n\n${block}`,
-      ),
-    );
-    const list: string[] = [];
-    let cursor: string | undefined;
-    do {
-      const page = await c.client.listTools(cursor === undefined ? {} : { cursor });
-      list.push(...page.tools.map((t) => t.name));
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
-    const bounded = await call(c, "bigint__bounded", { n: 1 });
-    return [...list.sort(), bounded.isError === true ? "(bounded refused)" : "(bounded called)"];
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", () => resolve()));
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  return {
+    url,
+    close: () => {
+      http.closeAllConnections();
+      return new Promise((resolve) => http.close(() => resolve()));
+    },
   };
+}
 
-  it("the pinned server's tools are all shown, the exactly pinned one included, and it can be called", async () => {
-    expect(await shown(BIG)).toEqual([
-      "bigint__1.0",
-      "bigint__a: b",
-      "bigint__bounded",
-      "bigint__plain",
-      "bigint__yes",
-      "(bounded called)",
-    ]);
-  });
+describe.each(["stdio", "http"] as const)(
+  "exact pins (exact_schema_hash) through serve: the big-integer fixture over %s",
+  (kind) => {
+    let block: string;
+    let entry: (n: string) => Record<string, unknown>;
+    beforeAll(async () => {
+      if (kind === "stdio") {
+        entry = (n) => ({ command: NODE, args: [BIGINT_SERVER, n] });
+      } else {
+        const fixture = await bigintOverHttp();
+        open.push(fixture);
+        entry = (n) => ({ type: "http", url: `${fixture.url}/${n}` });
+      }
+      // The pins as `toolgate pin` prints them for the mcp.json entry (server_id: its name).
+      const pinned = world({ bigint: entry(BIG) }, "");
+      const run = await runCli(["pin", "--config-dir", pinned.dir, "--server", "bigint"]);
+      expect(run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      block = run.stdout;
+      expect(block).toContain("exact_schema_hash");
+    });
+    const shown = async (n: string): Promise<string[]> => {
+      const c = await served(
+        world({ bigint: entry(n) }, `version: "2.0"\nenforcement:\n  unpinned_tools: deny\n\n${block}`),
+      );
+      const names = (await c.client.listTools()).tools.map((t) => t.name).sort();
+      const bounded = await call(c, "bigint__bounded", { n: 1 });
+      return [...names, bounded.content[0]?.text ?? ""];
+    };
 
-  it("the same server with 2^53 in place of 2^53+1 (same schema_hash) has 'bounded' withheld", async () => {
-    expect(await shown(NEIGHBOUR)).toEqual([
-      "bigint__1.0",
-      "bigint__a: b",
-      "bigint__plain",
-      "bigint__yes",
-      "(bounded refused)",
-    ]);
-  });
-});
+    it("the pinned server's tools are all shown, the exactly pinned one included, and it can be called", async () => {
+      expect(await shown(BIG)).toEqual([
+        "bigint__1.0",
+        "bigint__a: b",
+        "bigint__bounded",
+        "bigint__plain",
+        "bigint__yes",
+        "called bounded",
+      ]);
+    });
+
+    it("the same server with 2^53 in place of 2^53+1 (same schema_hash) has 'bounded' withheld", async () => {
+      expect(await shown(NEIGHBOUR)).toEqual([
+        "bigint__1.0",
+        "bigint__a: b",
+        "bigint__plain",
+        "bigint__yes",
+        "MCP error -32602: Tool bigint__bounded not found",
+      ]);
+    });
+  },
+);
