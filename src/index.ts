@@ -44,7 +44,12 @@ export { exactSchemaHash, extractToolSchemaTexts, pinForTool } from "./pins/exac
 
 // The proxy and its parts, for hosts that move messages themselves.
 export { PolicyProxy, type PolicyProxyOptions, type ProxyPeers } from "./gateway/policyProxy.js";
-export { connectUpstream, type Upstream, type UpstreamOptions } from "./gateway/upstream.js";
+export {
+  connectUpstream,
+  type ListedToolCatalog,
+  type Upstream,
+  type UpstreamOptions,
+} from "./gateway/upstream.js";
 export type { AuditSink } from "./audit/sink.js";
 export type { AuditEvent } from "./audit/events.js";
 export { JsonlFileSink } from "./audit/jsonlFileSink.js";
