@@ -1,3 +1,4 @@
+import type { Violation } from "../policy/decision.js";
 import { redactArguments, redactText, type RedactContractInput } from "../policy/controls/redact.js";
 
 /**
@@ -13,6 +14,8 @@ export interface CallRedaction {
   shownArguments(): unknown;
   /** A text (a reason, an error message) with every value the redaction hides replaced. */
   scrub(text: string): string;
+  /** Violations with their messages scrubbed (a scope violation quotes the path it refused). */
+  scrubViolations(violations: readonly Violation[]): Violation[];
 }
 
 /** The redaction every tool gets, listed under `redact_args` or not. */
@@ -32,5 +35,7 @@ export function callRedaction(contract: RedactContractInput | null, args: unknow
     },
     // Every contract covers the secret-looking members too (redact.ts selects them in both scopes).
     scrub: (text: string): string => redactText(effective, text, args),
+    scrubViolations: (violations) =>
+      violations.map((v) => ({ path: v.path, message: redactText(effective, v.message, args) })),
   };
 }

@@ -535,8 +535,9 @@ export class PolicyProxy {
       denyResponse(request.id, {
         tool: name,
         code: verdict.code,
-        reason: verdict.reason,
-        violations: verdict.violations,
+        // Scrubbed like every other text toolgate writes about the call (serve answers the same way).
+        reason,
+        violations: redact().scrubViolations(verdict.violations),
         by: verdict.by,
         // A tool the client was never shown has no output schema on the client's side.
         omitStructuredContent: verdict.shownToClient && hasOutputSchema(call.definition),

@@ -484,7 +484,7 @@ export class ToolRouter {
         tool,
         code,
         redaction.scrub(decision.reason),
-        decision.violations,
+        redaction.scrubViolations(decision.violations),
         "policy",
         omitStructured,
       );

@@ -613,6 +613,9 @@ enforcement: { unconstrained_tools: allow }
     // Denied by scope: the reason quotes the path.
     const denied = await h.call(2, "write_file", { path: `/etc/${SECRET}`, content: "x" });
     expect(errorCode(denied)).toBe("E_SCOPE_VIOLATION");
+    // toolgate's own deny answer carries the scrubbed reason too.
+    expect(JSON.stringify(denied)).toContain("outside the scope");
+    expect(JSON.stringify(denied)).not.toContain(SECRET);
     // Not under redact_args: secret-looking members are still never written.
     await h.call(3, "echo", { message: "hi", api_key: SECRET });
     await h.call(4, "echo", { message: "hi", nested: { password: SECRET } });
