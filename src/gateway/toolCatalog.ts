@@ -1,58 +1,60 @@
 import type { ToolDefinition } from "../policy/gate.js";
 import { isJsonObject } from "./jsonRpc.js";
 import type { AnsweredRequest } from "./privateRequests.js";
+import { FreshCatalog } from "./freshCatalog.js";
 import { RawSchemaTexts } from "./rawSchemaTexts.js";
 
 /** A server tool as listed: the fields decisions use, plus whatever else the server sent. */
 export type ListedTool = ToolDefinition & Record<string, unknown>;
 
 const MAX_PAGES = 1000;
-const MAX_ATTEMPTS = 3;
+
+interface ToolSnapshot {
+  tools: ReadonlyMap<string, ListedTool>;
+  /** Schema texts cut from the raw text of each page (null for a server without tools). */
+  schemaTexts: RawSchemaTexts | null;
+}
 
 /**
  * The server's tool catalog as toolgate itself fetched it (every page), so call decisions never depend on
- * what the client chose to list. `notifications/tools/list_changed` marks it stale; the next call waits for
- * a refetch. A failed fetch leaves no catalog at all rather than an old one that may no longer be true.
+ * what the client chose to list. Freshness (list_changed, refetch, failure) is FreshCatalog's.
  */
 export class ToolCatalog {
-  private tools: ReadonlyMap<string, ListedTool> | null = null;
-  /** Schema texts cut from the raw text of each page of the current catalog. */
-  private schemaTexts: RawSchemaTexts | null = null;
-  private failure: string = "the catalog has not been fetched yet";
-  /** Bumped by every list_changed. */
-  private epoch = 0;
-  /** The epoch at which the current catalog's fetch started. */
-  private fetchedEpoch = -1;
-  private inFlight: Promise<void> | null = null;
-  private noTools = false;
+  private readonly state: FreshCatalog<ToolSnapshot>;
 
   constructor(
     private readonly fetchPage: (cursor: string | undefined) => Promise<AnsweredRequest>,
     private readonly log: (line: string) => void,
     /** Told about every catalog fetched (e.g. to warn about whitelist patterns that match none of it). */
-    private readonly onFetched?: (tools: ReadonlyMap<string, ListedTool>) => void,
-  ) {}
+    onFetched?: (tools: ReadonlyMap<string, ListedTool>) => void,
+  ) {
+    this.state = new FreshCatalog<ToolSnapshot>(
+      async () => {
+        const { tools, pageTexts } = await this.fetchAll();
+        return { tools, schemaTexts: new RawSchemaTexts(pageTexts, log) };
+      },
+      log,
+      onFetched === undefined ? undefined : (snapshot) => onFetched(snapshot.tools),
+    );
+  }
 
   /** The server did not declare the `tools` capability: it has no tools, nothing to fetch. */
   setNoTools(): void {
-    this.noTools = true;
-    this.tools = new Map();
-    this.schemaTexts = null;
-    this.fetchedEpoch = this.epoch;
+    this.state.fix({ tools: new Map(), schemaTexts: null });
   }
 
   markStale(): void {
-    if (this.noTools) return;
-    this.epoch++;
+    this.state.markStale();
   }
 
   get fresh(): boolean {
-    return this.tools !== null && this.fetchedEpoch === this.epoch;
+    return this.state.fresh;
   }
 
   /** The tools, or why there are none to decide with. */
   current(): { ok: true; tools: ReadonlyMap<string, ListedTool> } | { ok: false; reason: string } {
-    return this.tools === null ? { ok: false, reason: this.failure } : { ok: true, tools: this.tools };
+    const current = this.state.current();
+    return current.ok ? { ok: true, tools: current.snapshot.tools } : current;
   }
 
   /**
@@ -60,44 +62,16 @@ export class ToolCatalog {
    * checked against), `undefined` when that text is not available. Cut from the page texts on first use.
    */
   exactSchemaText(name: string): string | undefined {
-    return this.schemaTexts?.get(name);
+    const current = this.state.current();
+    return current.ok ? current.snapshot.schemaTexts?.get(name) : undefined;
   }
 
-  /** Refetches until the catalog is at least as new as the last list_changed (bounded), or a fetch fails. */
-  async ensureFresh(): Promise<void> {
-    for (let attempt = 0; attempt < MAX_ATTEMPTS && !this.fresh; attempt++) {
-      await this.refresh();
-      if (this.tools === null) return;
-    }
+  ensureFresh(): Promise<void> {
+    return this.state.ensureFresh();
   }
 
   refresh(): Promise<void> {
-    if (this.noTools) return Promise.resolve();
-    if (this.inFlight !== null) return this.inFlight;
-    const epoch = this.epoch;
-    this.inFlight = this.fetchAll()
-      .then(
-        ({ tools, pageTexts }) => {
-          this.tools = tools;
-          this.schemaTexts = new RawSchemaTexts(pageTexts, this.log);
-          this.fetchedEpoch = epoch;
-          try {
-            this.onFetched?.(tools);
-          } catch (error) {
-            this.log(`catalog listener failed: ${error instanceof Error ? error.message : String(error)}`);
-          }
-        },
-        (error: unknown) => {
-          this.tools = null;
-          this.schemaTexts = null;
-          this.failure = `could not fetch the server's tool catalog: ${error instanceof Error ? error.message : String(error)}`;
-          this.log(this.failure);
-        },
-      )
-      .finally(() => {
-        this.inFlight = null;
-      });
-    return this.inFlight;
+    return this.state.refresh();
   }
 
   private async fetchAll(): Promise<{ tools: Map<string, ListedTool>; pageTexts: (string | undefined)[] }> {
