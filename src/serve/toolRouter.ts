@@ -4,7 +4,7 @@ import type { McpServerConfig } from "../config/mcpJson.js";
 import { denyResponse } from "../gateway/denyResult.js";
 import type { ApprovalOutcome } from "../gateway/approvalAsker.js";
 import { approvalRequestParams } from "../gateway/approvalPrompt.js";
-import { callRedaction } from "../gateway/callRedaction.js";
+import { callRedaction, type CallRedaction } from "../gateway/callRedaction.js";
 import type { JsonObject } from "../gateway/jsonRpc.js";
 import { planObligations, type RejectedArtifact } from "../gateway/obligations.js";
 import { approvalRecord, notApprovedText } from "../gateway/policyProxy.js";
@@ -398,12 +398,19 @@ export class ToolRouter {
     answers: { unknown: () => ToolResult; outputSchemaShown: boolean; via?: string },
   ): Promise<Json> {
     const via = answers.via;
+    // One audit record shape for every outcome; once the call's redaction is known it scrubs the reason
+    // and, for tools under redact_args, adds the redacted arguments.
     const record = (
       decision: CallOutcome,
       code: string | null,
       rule: Rule | null,
       reason: string,
-      warnings: readonly string[] = [],
+      extra: {
+        warnings?: readonly string[];
+        args?: unknown;
+        redaction?: CallRedaction;
+        approval?: ApprovalRecord | undefined;
+      } = {},
     ): boolean =>
       this.deps.audit.call({
         requestId,
@@ -413,9 +420,13 @@ export class ToolRouter {
         decision,
         code,
         rule,
-        reason,
-        warnings,
-        args,
+        reason: extra.redaction === undefined ? reason : extra.redaction.scrub(reason),
+        warnings: extra.warnings ?? [],
+        args: "args" in extra ? extra.args : args,
+        ...(extra.redaction === undefined || extra.redaction.contract === null
+          ? {}
+          : { redacted: extra.redaction.shownArguments() }),
+        ...(extra.approval === undefined ? {} : { approval: extra.approval }),
       });
 
     const sight = await this.sight(slot, tool);
@@ -451,21 +462,7 @@ export class ToolRouter {
       reason: string,
       warnings: readonly string[],
       approval?: ApprovalRecord,
-    ): boolean =>
-      this.deps.audit.call({
-        requestId,
-        server: slot.name,
-        tool,
-        ...(via === undefined ? {} : { via }),
-        decision,
-        code,
-        rule,
-        reason: redaction.scrub(reason),
-        warnings,
-        args: callArgs,
-        ...(redaction.contract === null ? {} : { redacted: redaction.shownArguments() }),
-        ...(approval === undefined ? {} : { approval }),
-      });
+    ): boolean => record(decision, code, rule, reason, { warnings, args: callArgs, redaction, approval });
     const approvalOf = (
       checked: ApprovalEvidence | RejectedArtifact | undefined,
       elicitation?: ApprovalRecord["elicitation"],
