@@ -3,9 +3,9 @@
 // patterns for (a), the bare compiled Ajv validator for (b).
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { loadPolicyText } from "../src/config/policyLoader.js";
-import { compilePolicyWildcard } from "../src/patterns/index.js";
-import { compilePolicy } from "../src/policy/compile.js";
-import { decideCall, decideName } from "../src/policy/decide.js";
+import { compilePolicyWildcard } from "../src/engine/patterns/index.js";
+import { compilePolicy } from "../src/engine/policy/compile.js";
+import { decideCall, decideName } from "../src/engine/policy/decide.js";
 import { measure, printTable, type Row } from "./measure.js";
 
 const PATTERNS = 1000;

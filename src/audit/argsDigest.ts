@@ -1,5 +1,5 @@
-import { canonicalJson } from "../pins/canonicalJson.js";
-import { sha256Hex } from "../pins/hashes.js";
+import { canonicalJson } from "../engine/pins/canonicalJson.js";
+import { sha256Hex } from "../engine/pins/hashes.js";
 
 export interface ArgumentsDigest {
   /** Hex SHA-256; `null` when the call carried no `arguments`. */

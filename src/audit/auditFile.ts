@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { ToolgateError } from "../errors.js";
+import { ToolgateError } from "../engine/errors.js";
 import { GENESIS_HEAD, lineHash, parseChainedLine, type ChainHead } from "./chain.js";
 
 /** Reading audit log files: the chain head at the end of a file, and its lines one by one. */

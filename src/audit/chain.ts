@@ -1,5 +1,5 @@
-import { parseStrictJson } from "../json/strictJson.js";
-import { sha256Hex } from "../pins/hashes.js";
+import { parseStrictJson } from "../engine/json/strictJson.js";
+import { sha256Hex } from "../engine/pins/hashes.js";
 
 /**
  * The audit log's hash chain. Line n carries `seq` = n (counted across every run that appended to the

@@ -1,4 +1,4 @@
-import type { Rule } from "../policy/decision.js";
+import type { Rule } from "../engine/model/decision.js";
 
 /**
  * Audit events, one JSON object per line. Field names are snake_case and stable: scripts read them. New

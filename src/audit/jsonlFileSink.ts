@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, openSync, writeSync } from "node:fs";
-import { ToolgateError } from "../errors.js";
+import { ToolgateError } from "../engine/errors.js";
 import { chainHeadAt } from "./auditFile.js";
 import { chainedLine, GENESIS_HEAD, lineHash, type ChainHead } from "./chain.js";
 import type { AuditEvent } from "./events.js";

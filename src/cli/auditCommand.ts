@@ -2,7 +2,7 @@ import { closeSync } from "node:fs";
 import type { Command } from "commander";
 import { fileLines, openAuditForReading } from "../audit/auditFile.js";
 import { verifyChain, type ChainReport } from "../audit/verifyChain.js";
-import { ToolgateError } from "../errors.js";
+import { ToolgateError } from "../engine/errors.js";
 import { describeError, printError } from "./errorReport.js";
 import { formatOption } from "./infoCommand.js";
 

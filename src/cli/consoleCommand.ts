@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { Command } from "commander";
-import { connectUpstream } from "../gateway/upstream.js";
+import { connectUpstream } from "../upstream/upstream.js";
 import { completeLine } from "./console/completion.js";
 import { ConsoleSession } from "./console/consoleSession.js";
 import { addContextOptions, type ContextFlags } from "./contextOptions.js";

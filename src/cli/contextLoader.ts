@@ -1,10 +1,10 @@
 import { homedir } from "node:os";
 import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
-import type { ConfigDir, ContextSelection } from "../config/configDirModel.js";
-import { hasErrors } from "../config/diagnostics.js";
+import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
+import { hasErrors } from "../engine/model/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
-import { compilePolicy } from "../policy/compile.js";
-import type { ActivePolicy } from "../policy/policyLayer.js";
+import { compilePolicy } from "../engine/policy/compile.js";
+import type { ActivePolicy } from "../engine/policy/policyLayer.js";
 import {
   policyLocation,
   printDiagnostics,

@@ -1,7 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { Option, type Command } from "commander";
-import type { ConfigDir, ContextSelection } from "../config/configDirModel.js";
-import { formatDiagnostic, type Diagnostic } from "../config/diagnostics.js";
+import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
+import { formatDiagnostic, type Diagnostic } from "../engine/model/diagnostics.js";
 
 /**
  * The flags that choose a configuration directory and what is active in it, shared by `info`, `list`,

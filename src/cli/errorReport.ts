@@ -1,4 +1,4 @@
-import { ToolgateError } from "../errors.js";
+import { ToolgateError } from "../engine/errors.js";
 
 /** `error CODE: message`, then `  hint: …` when there is a hint; each line ends in a newline. */
 export function errorText(code: string, message: string, hint?: string): string {

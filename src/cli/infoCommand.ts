@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { deadPatternDiagnostics, deadPatterns } from "../policy/explain.js";
-import { serverFilter } from "../policy/serverFilter.js";
-import { capabilityNames, connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../gateway/upstream.js";
+import { deadPatternDiagnostics, deadPatterns } from "../engine/policy/explain.js";
+import { serverFilter } from "../engine/policy/serverFilter.js";
+import { capabilityNames, connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { addContextOptions, printDiagnostics, type ContextFlags } from "./contextOptions.js";
 import { loadContext } from "./contextLoader.js";
 import { describeError, errorText, printError } from "./errorReport.js";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { buildServerList } from "../policy/enabledServers.js";
-import { policyHasNameRules } from "../policy/policyLayer.js";
+import { buildServerList } from "../engine/policy/enabledServers.js";
+import { policyHasNameRules } from "../engine/policy/policyLayer.js";
 import { addContextOptions, type ContextFlags } from "./contextOptions.js";
 import { loadContext } from "./contextLoader.js";
 import { describeError, printError } from "./errorReport.js";

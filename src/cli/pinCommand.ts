@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
-import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../gateway/upstream.js";
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { CONFIG_DIR_HELP } from "./contextOptions.js";
 import { loadContext } from "./contextLoader.js";
 import { describeError, errorText, printError } from "./errorReport.js";

@@ -1,16 +1,16 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { formatDiagnostic, hasErrors, type Diagnostic } from "../config/diagnostics.js";
+import { formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import { migratePolicy, needsMigration } from "../config/policyMigrate.js";
-import type { Policy } from "../config/policyModel.js";
-import { parseStrictJson } from "../json/strictJson.js";
-import { compilePolicy, type CompiledPolicy } from "../policy/compile.js";
-import { findApprovalArtifact, stripApproval } from "../policy/controls/approval.js";
-import { parseRfc3339 } from "../policy/controls/rfc3339.js";
-import { decideCall, type CallArguments } from "../policy/decide.js";
-import type { CallContext } from "../policy/decision.js";
-import { lintPolicy } from "../policy/lint.js";
+import type { Policy } from "../engine/model/policy.js";
+import { parseStrictJson } from "../engine/json/strictJson.js";
+import { compilePolicy, type CompiledPolicy } from "../engine/policy/compile.js";
+import { findApprovalArtifact, stripApproval } from "../engine/controls/approval.js";
+import { parseRfc3339 } from "../engine/controls/rfc3339.js";
+import { decideCall, type CallArguments } from "../engine/policy/decide.js";
+import type { CallContext } from "../engine/model/decision.js";
+import { lintPolicy } from "../config/policyLint.js";
 import { decisionJson } from "./render/decisionJson.js";
 
 /** Exit codes of `toolgate policy …` (documented in the README). */

@@ -1,6 +1,6 @@
-import type { ConfigDir, ContextSelection } from "../config/configDirModel.js";
+import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
 import type { McpServerConfig } from "../config/mcpJson.js";
-import { enabledServers, lookupServer } from "../policy/enabledServers.js";
+import { enabledServers, lookupServer } from "../engine/policy/enabledServers.js";
 
 /**
  * `info <server>` and `.info mcp-server <name>`: the server, or an error that says how to fix it. The console

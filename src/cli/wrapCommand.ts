@@ -3,14 +3,14 @@ import { InvalidArgumentError, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
 import { closeAuditSink, type AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
-import { formatDiagnostic } from "../config/diagnostics.js";
+import { formatDiagnostic } from "../engine/model/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
-import type { Policy } from "../config/policyModel.js";
-import { DEFAULT_MAX_FRAME_BYTES } from "../gateway/frames.js";
-import { localRealpath } from "../gateway/localRealpath.js";
-import { PolicyProxy } from "../gateway/policyProxy.js";
-import { allowAllGate, createPolicyGate } from "../policy/policyGate.js";
-import { runStdioWrap } from "../transports/stdioWrap.js";
+import type { Policy } from "../engine/model/policy.js";
+import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
+import { localRealpath } from "../upstream/localRealpath.js";
+import { PolicyProxy } from "../wrap/policyProxy.js";
+import { allowAllGate, createPolicyGate } from "../engine/policy/policyGate.js";
+import { runStdioWrap } from "../wrap/stdioWrap.js";
 import { addContextOptions } from "./contextOptions.js";
 import { describeError } from "./errorReport.js";
 import { hasSelectionFlags } from "./contextOptions.js";
@@ -158,7 +158,7 @@ function planPlainWrap(
     createGate: async () => {
       if (policy === null) return allowAllGate();
       // Loaded here, after the server is spawned: Ajv's start-up cost overlaps the server's.
-      const { compilePolicy } = await import("../policy/compile.js");
+      const { compilePolicy } = await import("../engine/policy/compile.js");
       return createPolicyGate(compilePolicy(policy));
     },
   };

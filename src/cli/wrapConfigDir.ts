@@ -1,14 +1,14 @@
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
-import { formatDiagnostic, hasErrors } from "../config/diagnostics.js";
+import { formatDiagnostic, hasErrors } from "../engine/model/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
-import type { Policy } from "../config/policyModel.js";
-import { describeTarget } from "../gateway/serverTarget.js";
-import { deadPatternDiagnostics, deadPatterns } from "../policy/explain.js";
-import type { ToolGate } from "../policy/gate.js";
-import { resolveLayers } from "../policy/layers.js";
-import { serverFilter } from "../policy/serverFilter.js";
+import type { Policy } from "../engine/model/policy.js";
+import { describeTarget } from "../upstream/serverTarget.js";
+import { deadPatternDiagnostics, deadPatterns } from "../engine/policy/explain.js";
+import type { ToolGate } from "../engine/model/gate.js";
+import { resolveLayers } from "../engine/policy/layers.js";
+import { serverFilter } from "../engine/policy/serverFilter.js";
 import { policyLocation, printDiagnostics, selectionOf, type ContextFlags } from "./contextOptions.js";
 import { describeError, errorText } from "./errorReport.js";
 import { lookupEnabledServer } from "./serverLookup.js";
@@ -86,7 +86,7 @@ export function planConfigDirWrap(
   const shownPath = location?.shown ?? "";
   const createGate = async (): Promise<ToolGate> => {
     // Loaded here, after the server is spawned: Ajv's start-up cost overlaps the server's.
-    const { compilePolicy } = await import("../policy/compile.js");
+    const { compilePolicy } = await import("../engine/policy/compile.js");
     return serverFilter(
       config,
       selection,

@@ -1,4 +1,4 @@
-import type { Diagnostic } from "./diagnostics.js";
+import type { Diagnostic } from "../engine/model/diagnostics.js";
 import { parseServerSelection, parseToolsMap, type ServerSelection, type ToolsMap } from "./patternList.js";
 import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
 

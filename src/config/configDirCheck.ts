@@ -1,9 +1,14 @@
-import type { AgentFile, ConfigDir } from "./configDirModel.js";
-import { findServer, isKnownServerName, serversNamedBy, serversOfSelection } from "./configDirModel.js";
-import { diagnosticAt, type Diagnostic } from "./diagnostics.js";
+import type { AgentFile, ConfigDir } from "../engine/model/configDir.js";
+import {
+  findServer,
+  isKnownServerName,
+  serversNamedBy,
+  serversOfSelection,
+} from "../engine/model/configDir.js";
+import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
 import type { GraphAgentFile } from "./graphFile.js";
 import type { NameRef, ServerSelection, ToolsMap } from "./patternList.js";
-import type { SourceRef } from "./policyModel.js";
+import type { SourceRef } from "../engine/model/policy.js";
 import type { RoleFile } from "./roleFile.js";
 import type { SessionFile } from "./sessionFile.js";
 import type { SkillFile } from "./skillFile.js";

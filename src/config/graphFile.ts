@@ -1,4 +1,4 @@
-import type { Diagnostic } from "./diagnostics.js";
+import type { Diagnostic } from "../engine/model/diagnostics.js";
 import {
   parseServerSelection,
   parseToolsMap,
@@ -6,7 +6,7 @@ import {
   type ServerSelection,
   type ToolsMap,
 } from "./patternList.js";
-import type { SourceRef } from "./policyModel.js";
+import type { SourceRef } from "../engine/model/policy.js";
 import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings, type SourceNode } from "./sourceTree.js";
 
 /**

@@ -1,6 +1,6 @@
-import { diagnosticAt, type Diagnostic } from "./diagnostics.js";
+import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
 import { patternsFromSeq, type PatternSource } from "./patternList.js";
-import type { SourceRef } from "./policyModel.js";
+import type { SourceRef } from "../engine/model/policy.js";
 import { serverNameProblem } from "./serverName.js";
 import {
   describeKind,

@@ -1,6 +1,6 @@
-import { whitelistPatternProblem } from "../patterns/index.js";
-import type { Diagnostic } from "./diagnostics.js";
-import type { SourceRef } from "./policyModel.js";
+import { whitelistPatternProblem } from "../engine/patterns/index.js";
+import type { Diagnostic } from "../engine/model/diagnostics.js";
+import type { SourceRef } from "../engine/model/policy.js";
 import { describeKind, toPlain, type SourceNode, type SourceScalar } from "./sourceTree.js";
 
 /**

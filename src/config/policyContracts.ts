@@ -6,7 +6,7 @@ import type {
   ScopeMatchMode,
   ScopeType,
   SourceRef,
-} from "./policyModel.js";
+} from "../engine/model/policy.js";
 import type { PolicyReader } from "./policyReader.js";
 import { entryOf, unknownKeyWarnings, type SourceMap } from "./sourceTree.js";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { hasErrors, type Diagnostic } from "./diagnostics.js";
+import { hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import { defaultRedactContract, readRedactContract, readScopeContract } from "./policyContracts.js";
 import type {
   PatternEntry,
@@ -9,7 +9,7 @@ import type {
   ScopeContract,
   ToolPin,
   ToolSchemaEntry,
-} from "./policyModel.js";
+} from "../engine/model/policy.js";
 import { readToolPins } from "./policyPins.js";
 import { PolicyReader } from "./policyReader.js";
 import { readSchemas, type SchemasSection } from "./policySchemas.js";

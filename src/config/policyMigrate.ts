@@ -1,8 +1,8 @@
 import { Document, isScalar, isSeq, Scalar } from "yaml";
-import { ToolgateError } from "../errors.js";
-import { formatDiagnostic } from "./diagnostics.js";
+import { ToolgateError } from "../engine/errors.js";
+import { formatDiagnostic } from "../engine/model/diagnostics.js";
 import { loadPolicyText } from "./policyLoader.js";
-import type { PatternEntry, Policy, RedactContract, ScopeContract, ToolPin } from "./policyModel.js";
+import type { PatternEntry, Policy, RedactContract, ScopeContract, ToolPin } from "../engine/model/policy.js";
 
 /** True for v1 files and for v2 files that still use deprecated constructs (root allow/deny, constraints). */
 export function needsMigration(policy: Policy): boolean {

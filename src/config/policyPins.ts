@@ -1,4 +1,4 @@
-import type { ToolPin } from "./policyModel.js";
+import type { ToolPin } from "../engine/model/policy.js";
 import type { PolicyReader } from "./policyReader.js";
 import { entryOf, unknownKeyWarnings, type SourceMap, type SourceNode } from "./sourceTree.js";
 

@@ -1,5 +1,5 @@
-import { diagnosticAt, type Diagnostic } from "./diagnostics.js";
-import type { PatternEntry, SourceRef } from "./policyModel.js";
+import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
+import type { PatternEntry, SourceRef } from "../engine/model/policy.js";
 import { childPath, describeKind, entryOf, type SourceMap, type SourceNode } from "./sourceTree.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { SourceRef, ToolSchemaEntry } from "./policyModel.js";
+import type { SourceRef, ToolSchemaEntry } from "../engine/model/policy.js";
 import type { PolicyReader } from "./policyReader.js";
 import { toPlain, type SourceMap, type SourceNode } from "./sourceTree.js";
 

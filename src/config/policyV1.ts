@@ -1,4 +1,4 @@
-import type { SourceRef, ToolSchemaEntry } from "./policyModel.js";
+import type { SourceRef, ToolSchemaEntry } from "../engine/model/policy.js";
 import { isNull, type PolicyReader } from "./policyReader.js";
 import { entryOf, unknownKeyWarnings, type SourceMap, type SourceNode } from "./sourceTree.js";
 

@@ -1,7 +1,7 @@
 import { isMap, parseDocument } from "yaml";
-import { ToolgateError } from "../errors.js";
-import { whitelistPatternProblem } from "../patterns/index.js";
-import type { Diagnostic } from "./diagnostics.js";
+import { ToolgateError } from "../engine/errors.js";
+import { whitelistPatternProblem } from "../engine/patterns/index.js";
+import type { Diagnostic } from "../engine/model/diagnostics.js";
 import { parseToolsMap, type ToolsMap } from "./patternList.js";
 import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
 

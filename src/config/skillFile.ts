@@ -1,4 +1,4 @@
-import type { Diagnostic } from "./diagnostics.js";
+import type { Diagnostic } from "../engine/model/diagnostics.js";
 import { parseFrontMatterMcp } from "./frontMatterLevel.js";
 import type { ServerSelection, ToolsMap } from "./patternList.js";
 

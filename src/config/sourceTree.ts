@@ -1,6 +1,6 @@
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
-import type { Diagnostic } from "./diagnostics.js";
-import type { SourceRef } from "./policyModel.js";
+import type { Diagnostic } from "../engine/model/diagnostics.js";
+import type { SourceRef } from "../engine/model/policy.js";
 
 /**
  * A parsed YAML or JSON document in which every value remembers its file, line, column and field path,

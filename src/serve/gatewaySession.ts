@@ -18,20 +18,25 @@ import {
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AuditSink } from "../audit/sink.js";
-import type { ApprovalOutcome } from "../gateway/approvalAsker.js";
-import { readApprovalAnswer } from "../gateway/approvalPrompt.js";
-import { clientElicitsForms } from "../gateway/clientCapabilities.js";
-import { REQUEST_REFUSED, type JsonObject } from "../gateway/jsonRpc.js";
-import { localRealpath } from "../gateway/localRealpath.js";
-import type { Upstream } from "../gateway/upstream.js";
-import type { SessionCounters } from "../policy/decision.js";
+import type { ApprovalOutcome } from "../wrap/approvalAsker.js";
+import { readApprovalAnswer } from "../session/approvalQuestion.js";
+import { clientElicitsForms } from "../session/clientCapabilities.js";
+import { REQUEST_REFUSED, type JsonObject } from "../engine/rpc/jsonRpc.js";
+import { localRealpath } from "../upstream/localRealpath.js";
+import type { Upstream } from "../upstream/upstream.js";
+import type { SessionCounters } from "../engine/model/decision.js";
 import { decodeCursor, encodeCursor, type ListPosition } from "./cursor.js";
 import { exposedName, exposedResourceUri, splitExposedName, splitResourceUri } from "./naming.js";
 import { isConnectionLoss, isTimeout, relayed, RelayedError } from "./relay.js";
 import { ServeAudit } from "./serveAudit.js";
 import type { SessionContext } from "./sessionContext.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
-import { UpstreamLink, UpstreamUnavailable, type Backoff, type ConnectUpstream } from "./upstreamLink.js";
+import {
+  UpstreamLink,
+  UpstreamUnavailable,
+  type Backoff,
+  type ConnectUpstream,
+} from "../upstream/upstreamLink.js";
 import {
   rewritePromptResult,
   rewriteReadResult,

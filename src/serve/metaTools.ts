@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "../policy/gate.js";
+import type { ToolDefinition } from "../engine/model/gate.js";
 import { metaToolName, type MetaToolKind } from "./naming.js";
 import { SEARCH_TOP_K_DEFAULT, SEARCH_TOP_K_MAX, type SearchHit } from "./search.js";
 

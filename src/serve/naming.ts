@@ -1,4 +1,4 @@
-import { ToolgateError } from "../errors.js";
+import { ToolgateError } from "../engine/errors.js";
 
 /**
  * How `toolgate serve` names what it aggregates, so that one client sees many servers without any name

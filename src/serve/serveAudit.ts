@@ -9,7 +9,7 @@ import {
   type ToolListEvent,
 } from "../audit/events.js";
 import type { AuditSink } from "../audit/sink.js";
-import type { Rule } from "../policy/decision.js";
+import type { Rule } from "../engine/model/decision.js";
 
 /**
  * The audit events of one serve session: the events `wrap` writes, plus `server` (which upstream the event is

@@ -1,13 +1,13 @@
 import { loadSession } from "../config/configDir.js";
-import type { ConfigDir, ContextSelection } from "../config/configDirModel.js";
-import { hasErrors, type Diagnostic } from "../config/diagnostics.js";
-import { findServer } from "../config/configDirModel.js";
+import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
+import { hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
+import { findServer } from "../engine/model/configDir.js";
 import type { McpServerConfig } from "../config/mcpJson.js";
-import { enabledServers } from "../policy/enabledServers.js";
-import type { ToolGate } from "../policy/gate.js";
-import type { ActivePolicy } from "../policy/policyLayer.js";
-import { allowAllGate, createPolicyGate } from "../policy/policyGate.js";
-import { serverFilter } from "../policy/serverFilter.js";
+import { enabledServers } from "../engine/policy/enabledServers.js";
+import type { ToolGate } from "../engine/model/gate.js";
+import type { ActivePolicy } from "../engine/policy/policyLayer.js";
+import { allowAllGate, createPolicyGate } from "../engine/policy/policyGate.js";
+import { serverFilter } from "../engine/policy/serverFilter.js";
 
 /**
  * What one client session is allowed: its enabled servers and, per server, the gate (whitelist layers, then

@@ -1,18 +1,18 @@
 import type { ApprovalRecord, CallOutcome, HiddenTool } from "../audit/events.js";
 import { auditRule } from "../audit/events.js";
 import type { McpServerConfig } from "../config/mcpJson.js";
-import { denyResponse } from "../gateway/denyResult.js";
-import type { ApprovalOutcome } from "../gateway/approvalAsker.js";
-import { approvalRequestParams } from "../gateway/approvalPrompt.js";
-import { callRedaction, type CallRedaction } from "../gateway/callRedaction.js";
-import type { JsonObject } from "../gateway/jsonRpc.js";
-import { planObligations, type RejectedArtifact } from "../gateway/obligations.js";
-import { approvalRecord, notApprovedText } from "../gateway/policyProxy.js";
-import { sdkUnknownToolAnswer } from "../gateway/unknownToolAnswer.js";
-import { findApprovalArtifact, stripApproval, type ApprovalEvidence } from "../policy/controls/approval.js";
-import type { RealpathHook } from "../policy/controls/scope.js";
-import type { CallContext, Rule, SessionCounters, Violation } from "../policy/decision.js";
-import type { ToolContext, ToolGate } from "../policy/gate.js";
+import { denyResponse } from "../session/denyResult.js";
+import type { ApprovalOutcome } from "../wrap/approvalAsker.js";
+import { approvalRequestParams } from "../session/approvalQuestion.js";
+import { callRedaction, type CallRedaction } from "../session/callRedaction.js";
+import type { JsonObject } from "../engine/rpc/jsonRpc.js";
+import { planObligations, type RejectedArtifact } from "../session/obligations.js";
+import { approvalRecord, notApprovedText } from "../wrap/policyProxy.js";
+import { sdkUnknownToolAnswer } from "../session/unknownToolAnswer.js";
+import { findApprovalArtifact, stripApproval, type ApprovalEvidence } from "../engine/controls/approval.js";
+import type { RealpathHook } from "../engine/controls/scope.js";
+import type { CallContext, Rule, SessionCounters, Violation } from "../engine/model/decision.js";
+import type { ToolContext, ToolGate } from "../engine/model/gate.js";
 import type { Extra, ServeMode } from "./gatewaySession.js";
 import {
   describeResult,
@@ -32,9 +32,9 @@ import {
 } from "./naming.js";
 import { RelayedError, upstreamFailureResult } from "./relay.js";
 import { searchTools } from "./search.js";
-import type { CatalogSnapshot, CatalogTool } from "./serverCatalog.js";
+import type { CatalogSnapshot, CatalogTool } from "../session/serverCatalog.js";
 import type { ServeAudit } from "./serveAudit.js";
-import { UpstreamUnavailable, type UpstreamLink } from "./upstreamLink.js";
+import { UpstreamUnavailable, type UpstreamLink } from "../upstream/upstreamLink.js";
 import { rewriteToolResult } from "./uriRewrite.js";
 
 type Json = Record<string, unknown>;

@@ -7,9 +7,9 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { MAX_FRAME_DEPTH } from "../gateway/inbound.js";
-import { classifyMessage, type JsonRpcId } from "../gateway/jsonRpc.js";
-import { parseStrictJson } from "../json/strictJson.js";
+import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
+import { classifyMessage, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
+import { parseStrictJson } from "../engine/json/strictJson.js";
 import type { GatewaySession } from "../serve/gatewaySession.js";
 import { allowedHostSet, BearerTokens, hostAllowed, normalizeOrigin, originAllowed } from "./httpGuard.js";
 import { HttpSessionTransport } from "./httpSessionTransport.js";

@@ -1,5 +1,5 @@
 import { isUtf8 } from "node:buffer";
-import type { InboundFrame } from "../gateway/frames.js";
+import type { InboundFrame } from "../engine/rpc/frames.js";
 
 const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = 0x0d;

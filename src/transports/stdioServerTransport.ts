@@ -1,8 +1,8 @@
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { readFrame } from "../gateway/inbound.js";
-import { errorResponse } from "../gateway/jsonRpc.js";
+import { readFrame } from "../engine/rpc/inbound.js";
+import { errorResponse } from "../engine/rpc/jsonRpc.js";
 import { LineFramer } from "./lineFramer.js";
 
 /**

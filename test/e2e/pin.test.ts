@@ -7,8 +7,8 @@ import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { loadPolicyFile } from "../../src/config/policyLoader.js";
-import { checkPins } from "../../src/pins/drift.js";
-import { metaHash, schemaHash } from "../../src/pins/hashes.js";
+import { checkPins } from "../../src/engine/pins/drift.js";
+import { metaHash, schemaHash } from "../../src/engine/pins/hashes.js";
 import {
   CLI,
   connect,

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadPolicyFile } from "../../src/config/policyLoader.js";
-import { checkPins } from "../../src/pins/drift.js";
-import { exactSchemaHash } from "../../src/pins/exactHash.js";
-import { metaHash, schemaHash } from "../../src/pins/hashes.js";
+import { checkPins } from "../../src/engine/pins/drift.js";
+import { exactSchemaHash } from "../../src/engine/pins/exactHash.js";
+import { metaHash, schemaHash } from "../../src/engine/pins/hashes.js";
 import { answerText, bigSchema } from "./fixtures/bigintAnswers.mjs";
 import { CLI, connect, FIXTURES, NODE, ROOT, tempDir, wrapCommand, writePolicy } from "./helpers.js";
 

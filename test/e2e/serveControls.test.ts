@@ -10,8 +10,8 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { approvalDigest } from "../../src/policy/controls/approval.js";
-import { pinForTool } from "../../src/pins/exactHash.js";
+import { approvalDigest } from "../../src/engine/controls/approval.js";
+import { pinForTool } from "../../src/engine/pins/exactHash.js";
 import { configDir, mcpJson, runCli } from "./configDirHelpers.js";
 import { answerText } from "./fixtures/bigintAnswers.mjs";
 import {

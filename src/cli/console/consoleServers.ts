@@ -5,13 +5,13 @@ import {
   serversNamedBy,
   type ConfigDir,
   type ContextSelection,
-} from "../../config/configDirModel.js";
-import { formatDiagnostic } from "../../config/diagnostics.js";
+} from "../../engine/model/configDir.js";
+import { formatDiagnostic } from "../../engine/model/diagnostics.js";
 import type { McpServerConfig } from "../../config/mcpJson.js";
-import type { Upstream } from "../../gateway/upstream.js";
-import { enabledServers } from "../../policy/enabledServers.js";
-import { deadPatternDiagnostics, deadPatterns } from "../../policy/explain.js";
-import { resolveLayers } from "../../policy/layers.js";
+import type { Upstream } from "../../upstream/upstream.js";
+import { enabledServers } from "../../engine/policy/enabledServers.js";
+import { deadPatternDiagnostics, deadPatterns } from "../../engine/policy/explain.js";
+import { resolveLayers } from "../../engine/policy/layers.js";
 import { describeError } from "../errorReport.js";
 import { failed, lines, type CommandResult } from "./commandResult.js";
 

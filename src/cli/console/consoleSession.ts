@@ -6,15 +6,15 @@ import {
   loadSkill,
   type LoadResult,
 } from "../../config/configDir.js";
-import { findServer, type ConfigDir, type ContextSelection } from "../../config/configDirModel.js";
-import { formatDiagnostic, hasErrors } from "../../config/diagnostics.js";
+import { findServer, type ConfigDir, type ContextSelection } from "../../engine/model/configDir.js";
+import { formatDiagnostic, hasErrors } from "../../engine/model/diagnostics.js";
 import type { McpServerConfig } from "../../config/mcpJson.js";
-import type { Upstream } from "../../gateway/upstream.js";
-import { capabilityNames } from "../../gateway/upstream.js";
-import { buildServerList } from "../../policy/enabledServers.js";
-import type { ActivePolicy } from "../../policy/policyLayer.js";
-import { policyHasNameRules } from "../../policy/policyLayer.js";
-import { composeVisibleTools, serverFilter } from "../../policy/serverFilter.js";
+import type { Upstream } from "../../upstream/upstream.js";
+import { capabilityNames } from "../../upstream/upstream.js";
+import { buildServerList } from "../../engine/policy/enabledServers.js";
+import type { ActivePolicy } from "../../engine/policy/policyLayer.js";
+import { policyHasNameRules } from "../../engine/policy/policyLayer.js";
+import { composeVisibleTools, serverFilter } from "../../engine/policy/serverFilter.js";
 import { describeError, errorText } from "../errorReport.js";
 import { buildInfoView, renderInfoView } from "../render/infoView.js";
 import { renderListView } from "../render/listView.js";

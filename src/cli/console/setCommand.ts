@@ -6,10 +6,10 @@ import {
   serversNamedBy,
   type ConfigDir,
   type ContextSelection,
-} from "../../config/configDirModel.js";
+} from "../../engine/model/configDir.js";
 import type { ToolsMap } from "../../config/patternList.js";
 import { serializeSessionFile } from "../../config/sessionFile.js";
-import { ToolgateError } from "../../errors.js";
+import { ToolgateError } from "../../engine/errors.js";
 import {
   applySet,
   clearMap,
@@ -20,7 +20,7 @@ import {
   setPatternNotes,
   withLevelMap,
   type WritableLevel,
-} from "../../policy/toolsSet.js";
+} from "../../engine/policy/toolsSet.js";
 import { describeError } from "../errorReport.js";
 import { failed, lines, ok, type CommandResult } from "./commandResult.js";
 

@@ -1,13 +1,13 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListToolsResultSchema, type Implementation } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../config/mcpJson.js";
-import { ToolgateError } from "../../errors.js";
-import { recordingTransport, type RecordingTarget } from "../../gateway/rawRecording.js";
-import { describeTarget } from "../../gateway/serverTarget.js";
-import { stdioLaunch } from "../../gateway/upstream.js";
-import { parseStrictJson } from "../../json/strictJson.js";
-import { extractToolSchemaTexts } from "../../pins/exactHash.js";
-import type { ToolDefinition } from "../../policy/gate.js";
+import { ToolgateError } from "../../engine/errors.js";
+import { recordingTransport, type RecordingTarget } from "../../upstream/rawRecording.js";
+import { describeTarget } from "../../upstream/serverTarget.js";
+import { stdioLaunch } from "../../upstream/upstream.js";
+import { parseStrictJson } from "../../engine/json/strictJson.js";
+import { extractToolSchemaTexts } from "../../engine/pins/exactHash.js";
+import type { ToolDefinition } from "../../engine/model/gate.js";
 
 /**
  * The live catalog of one MCP server as `toolgate pin` needs it: every page of `tools/list`, each tool

@@ -1,5 +1,5 @@
-import { pinForTool, type ToolPinEntry } from "../../pins/exactHash.js";
-import type { ToolDefinition } from "../../policy/gate.js";
+import { pinForTool, type ToolPinEntry } from "../../engine/pins/exactHash.js";
+import type { ToolDefinition } from "../../engine/model/gate.js";
 
 /**
  * The `tool_pins` block `toolgate pin` prints: one entry per tool, keyed by the tool's name, in code-unit

@@ -1,4 +1,4 @@
-import type { Decision, Obligation, Rule } from "../../policy/decision.js";
+import type { Decision, Obligation, Rule } from "../../engine/model/decision.js";
 
 export interface RuleJson {
   layer: string;

@@ -1,4 +1,4 @@
-import type { SourceRef } from "../../config/policyModel.js";
+import type { SourceRef } from "../../engine/model/policy.js";
 import {
   deadPatternMessage,
   deadPatterns,
@@ -6,8 +6,8 @@ import {
   type DeadPattern,
   type ExtraLayer,
   type ToolExplanation,
-} from "../../policy/explain.js";
-import { layerPatternText, type Layer } from "../../policy/layers.js";
+} from "../../engine/policy/explain.js";
+import { layerPatternText, type Layer } from "../../engine/policy/layers.js";
 
 /**
  * The `.info mcp-server <name>` view (spec "Inspecting the effective filter"): the same lines, words, glyphs and

@@ -1,4 +1,4 @@
-import type { ServerListRow } from "../../policy/enabledServers.js";
+import type { ServerListRow } from "../../engine/policy/enabledServers.js";
 
 /**
  * The `.list mcp-servers` view (spec): `MCP servers:`, then one row per configured server and alias, ✓ when

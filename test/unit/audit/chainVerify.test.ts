@@ -8,7 +8,7 @@ import { AUDIT_GENESIS } from "../../../src/audit/chain.js";
 import type { AuditEvent, ToolCallEvent } from "../../../src/audit/events.js";
 import { JsonlFileSink } from "../../../src/audit/jsonlFileSink.js";
 import { verifyChain, type ChainReport } from "../../../src/audit/verifyChain.js";
-import { sha256Hex } from "../../../src/pins/hashes.js";
+import { sha256Hex } from "../../../src/engine/pins/hashes.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tg-chain-"));
 let counter = 0;

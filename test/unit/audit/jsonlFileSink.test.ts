@@ -6,7 +6,7 @@ import { argumentsDigest } from "../../../src/audit/argsDigest.js";
 import type { ToolCallEvent } from "../../../src/audit/events.js";
 import { JsonlFileSink } from "../../../src/audit/jsonlFileSink.js";
 import { AUDIT_GENESIS } from "../../../src/audit/chain.js";
-import { sha256Hex } from "../../../src/pins/hashes.js";
+import { sha256Hex } from "../../../src/engine/pins/hashes.js";
 
 const event = (tool: string): ToolCallEvent => ({
   time: "2026-01-01T00:00:00.000Z",

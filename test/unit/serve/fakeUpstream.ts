@@ -6,7 +6,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../../src/config/mcpJson.js";
-import type { Upstream, UpstreamOptions } from "../../../src/gateway/upstream.js";
+import type { Upstream, UpstreamOptions } from "../../../src/upstream/upstream.js";
 
 export interface FakeCatalogs {
   /** Tool names per server. */

@@ -4,10 +4,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadPolicyText } from "../../../src/config/policyLoader.js";
-import { compilePolicy } from "../../../src/policy/compile.js";
-import { createPolicyGate } from "../../../src/policy/policyGate.js";
+import { compilePolicy } from "../../../src/engine/policy/compile.js";
+import { createPolicyGate } from "../../../src/engine/policy/policyGate.js";
 import { GatewaySession, type ServeMode } from "../../../src/serve/gatewaySession.js";
-import { DEFAULT_BACKOFF } from "../../../src/serve/upstreamLink.js";
+import { DEFAULT_BACKOFF } from "../../../src/upstream/upstreamLink.js";
 import { fakeConnect, stdioConfig, type FakeCatalogs } from "./fakeUpstream.js";
 
 const open: Array<() => Promise<void>> = [];

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { allowAllGate } from "../../../src/policy/policyGate.js";
+import { allowAllGate } from "../../../src/engine/policy/policyGate.js";
 import { GatewaySession } from "../../../src/serve/gatewaySession.js";
-import { DEFAULT_BACKOFF } from "../../../src/serve/upstreamLink.js";
+import { DEFAULT_BACKOFF } from "../../../src/upstream/upstreamLink.js";
 import { fakeConnect, stdioConfig } from "./fakeUpstream.js";
 
 async function connected(server: { connect(t: InMemoryTransport): Promise<void> }): Promise<Client> {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { InboundFrame } from "../../../src/gateway/frames.js";
+import type { InboundFrame } from "../../../src/engine/rpc/frames.js";
 import { exitStatus } from "../../../src/transports/childServer.js";
 import { LineFramer } from "../../../src/transports/lineFramer.js";
 

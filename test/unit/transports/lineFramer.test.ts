@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { InboundFrame } from "../../../src/gateway/frames.js";
+import type { InboundFrame } from "../../../src/engine/rpc/frames.js";
 import { LineFramer } from "../../../src/transports/lineFramer.js";
 
 function framesOf(chunks: Array<string | Buffer>, maxFrameBytes = 64, end = false): InboundFrame[] {

@@ -1,0 +1,238 @@
+import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import type { ContextSelection } from "../engine/model/configDir.js";
+import type { Diagnostic } from "../engine/model/diagnostics.js";
+import type { SourceRef } from "../engine/model/policy.js";
+import { describeKind, parseYamlSource, type SourceMap, type SourceNode } from "./sourceTree.js";
+
+/**
+ * `--tokens FILE`: the bearer tokens `toolgate serve --http` accepts, each bound to the context its clients
+ * get. A YAML list:
+ *
+ * ```yaml
+ * - name: reviewer-bot            # optional; shown in logs and the audit log
+ *   token_sha256: 9f86d08…        # hex SHA-256 of the token (preferred: the file then holds no secret)
+ *   role: reviewer
+ * - token: s3cret-for-the-ci-job  # or the token itself
+ *   agent: ci
+ *   skills: [triage]
+ * ```
+ *
+ * A client gets exactly its token's context and cannot pick another. Because a typo in a security file
+ * must not widen access, every problem is an error (unknown keys included), not a warning. Parsing is pure;
+ * {@link loadTokensFile} reads the file.
+ */
+
+export interface TokenEntry {
+  /** SHA-256 of the token (32 bytes). */
+  digest: Buffer;
+  /** `name`, else `token #<n>` (1-based position in the file). */
+  label: string;
+  selection: ContextSelection;
+  at: SourceRef;
+}
+
+export const TOKEN_ENTRY_FIELDS = [
+  "name",
+  "token",
+  "token_sha256",
+  "role",
+  "agent",
+  "session",
+  "skills",
+  "node",
+];
+/** Shorter plain tokens are refused: a bearer token must not be guessable. */
+export const MIN_TOKEN_LENGTH = 16;
+
+export function tokenDigest(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}
+
+function error(code: string, message: string, at: SourceRef): Diagnostic {
+  return { severity: "error", code, message, ...at };
+}
+
+function stringValue(node: SourceNode, field: string, diagnostics: Diagnostic[]): string | null {
+  if (node.kind === "scalar" && typeof node.value === "string" && node.value !== "") return node.value;
+  diagnostics.push(
+    error(
+      "E_TOKENS_FIELD",
+      `'${field}' must be a non-empty string, but this is ${describeKind(node)}`,
+      node.at,
+    ),
+  );
+  return null;
+}
+
+function parseEntry(node: SourceMap, index: number, diagnostics: Diagnostic[]): TokenEntry | null {
+  const before = diagnostics.length;
+  let digest: Buffer | null = null;
+  let name: string | null = null;
+  const selection: ContextSelection = { skills: [] };
+  const has = (key: string): boolean => node.entries.some((e) => e.key === key);
+  if (has("token") === has("token_sha256")) {
+    diagnostics.push(
+      error("E_TOKENS_ENTRY", "each entry needs exactly one of 'token' and 'token_sha256'", node.at),
+    );
+  }
+  for (const e of node.entries) {
+    const v = e.value;
+    switch (e.key) {
+      case "name":
+        name = stringValue(v, e.key, diagnostics);
+        break;
+      case "token": {
+        const token = stringValue(v, e.key, diagnostics);
+        if (token === null) break;
+        if (token.length < MIN_TOKEN_LENGTH) {
+          diagnostics.push(
+            error("E_TOKENS_WEAK", `'token' must be at least ${MIN_TOKEN_LENGTH} characters long`, v.at),
+          );
+          break;
+        }
+        digest = tokenDigest(token);
+        break;
+      }
+      case "token_sha256": {
+        const hex = stringValue(v, e.key, diagnostics);
+        if (hex === null) break;
+        if (!/^[0-9a-fA-F]{64}$/.test(hex)) {
+          diagnostics.push(
+            error("E_TOKENS_FIELD", "'token_sha256' must be 64 hexadecimal digits (a SHA-256)", v.at),
+          );
+          break;
+        }
+        digest = Buffer.from(hex, "hex");
+        break;
+      }
+      case "role":
+      case "agent":
+      case "session":
+      case "node": {
+        const value = stringValue(v, e.key, diagnostics);
+        if (value !== null) selection[e.key] = value;
+        break;
+      }
+      case "skills": {
+        if (v.kind === "seq") {
+          for (const item of v.items) {
+            const skill = stringValue(item, "skills[]", diagnostics);
+            if (skill !== null) selection.skills.push(skill);
+          }
+        } else {
+          diagnostics.push(
+            error(
+              "E_TOKENS_FIELD",
+              `'skills' must be a list of skill names, but this is ${describeKind(v)}`,
+              v.at,
+            ),
+          );
+        }
+        break;
+      }
+      default:
+        diagnostics.push(
+          error(
+            "E_TOKENS_FIELD",
+            `unknown field '${e.key}' (known: ${TOKEN_ENTRY_FIELDS.join(", ")}); refused rather than ignored, ` +
+              `since an ignored restriction would widen access`,
+            e.keyAt,
+          ),
+        );
+    }
+  }
+  if (diagnostics.length > before || digest === null) return null;
+  return { digest, label: name ?? `token #${index + 1}`, selection, at: node.at };
+}
+
+/** Parses the text of a tokens file. Pure. */
+export function parseTokensFile(
+  file: string,
+  text: string,
+): { entries: TokenEntry[]; diagnostics: Diagnostic[] } {
+  const parsed = parseYamlSource(file, text);
+  const diagnostics = [...parsed.diagnostics];
+  const entries: TokenEntry[] = [];
+  const root = parsed.root;
+  if (root === null) {
+    if (diagnostics.length === 0) {
+      diagnostics.push({
+        severity: "error",
+        code: "E_TOKENS_EMPTY",
+        message: "the tokens file is empty; it needs a list of token entries",
+        file,
+        line: 0,
+        column: 0,
+        path: "",
+      });
+    }
+    return { entries, diagnostics };
+  }
+  if (root.kind !== "seq") {
+    diagnostics.push(
+      error(
+        "E_TOKENS_FILE",
+        `the tokens file must be a list of entries, but this is ${describeKind(root)}`,
+        root.at,
+      ),
+    );
+    return { entries, diagnostics };
+  }
+  const seen = new Map<string, TokenEntry>();
+  root.items.forEach((item, index) => {
+    if (item.kind !== "map") {
+      diagnostics.push(
+        error(
+          "E_TOKENS_ENTRY",
+          `an entry must be a map with 'token' or 'token_sha256', but this is ${describeKind(item)}`,
+          item.at,
+        ),
+      );
+      return;
+    }
+    const entry = parseEntry(item, index, diagnostics);
+    if (entry === null) return;
+    const key = entry.digest.toString("hex");
+    const first = seen.get(key);
+    if (first !== undefined) {
+      diagnostics.push(
+        error(
+          "E_TOKENS_DUPLICATE",
+          `this token is already listed at line ${first.at.line} (${first.label}); one token, one context`,
+          entry.at,
+        ),
+      );
+      return;
+    }
+    seen.set(key, entry);
+    entries.push(entry);
+  });
+  if (root.items.length === 0) {
+    diagnostics.push(error("E_TOKENS_EMPTY", "the tokens file lists no tokens", root.at));
+  }
+  return { entries, diagnostics };
+}
+
+export function loadTokensFile(file: string): { entries: TokenEntry[]; diagnostics: Diagnostic[] } {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    return {
+      entries: [],
+      diagnostics: [
+        {
+          severity: "error",
+          code: "E_TOKENS_READ",
+          message: `cannot read the tokens file: ${(e as Error).message}`,
+          file,
+          line: 0,
+          column: 0,
+          path: "",
+        },
+      ],
+    };
+  }
+  return parseTokensFile(file, text);
+}

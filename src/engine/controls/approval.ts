@@ -1,0 +1,260 @@
+import { canonicalJson } from "../pins/canonicalJson.js";
+import { sha256Hex } from "../pins/hashes.js";
+import { isPlainObject } from "./argumentTargets.js";
+import { canonicalResource } from "./resourceForm.js";
+import { parseRfc3339 } from "./rfc3339.js";
+
+/**
+ * The approval artifact of the reference format (`_meta.approval`), checked without asking anyone.
+ *
+ * Fields (the reference gate's names; all strings):
+ * - `approval_id`, `approver`, `issued_at`, `expires_at`, `bound_tool`: required.
+ * - `bound_resource`: the resource the person approved. Required when the call names a resource (see
+ *   callResources.ts); toolgate also accepts a list of strings, for a call that names several (a move's
+ *   source and destination). The reference gate requires it always and so can never approve a call without
+ *   a resource; toolgate accepts its absence exactly when the call names none.
+ * - `scope`: a free-text summary of what was approved; recorded, not enforced (as in the reference gate).
+ * - Anything else is kept: it is part of the digest, not of the check.
+ *
+ * Valid when: `bound_tool` equals the tool name exactly; every resource the call names equals one the
+ * artifact binds (both in canonical form: normalized paths, parsed URLs), and the artifact binds none when
+ * the call names none; `issued_at` and `expires_at` are RFC 3339 date-times with an explicit offset,
+ * `expires_at` after `issued_at`; `issued_at` is not more than APPROVAL_CLOCK_SKEW_MS ahead of `now` (the
+ * issuer's clock may run a little fast); and `now` is before `expires_at` (no allowance: an expired
+ * approval is expired).
+ *
+ * The digest (profile `assay.approval_artifact.structured_meta_jcs.v0`) is `sha256:` + the hex SHA-256 of
+ * the RFC 8785 (JCS) form of the whole `_meta.approval` object as supplied: the retained structured basis
+ * that the decision's summary fields are projected from. It is not proof of what a person saw.
+ */
+
+export const APPROVAL_DIGEST_PROFILE = "assay.approval_artifact.structured_meta_jcs.v0";
+export const APPROVAL_CLOCK_SKEW_MS = 60_000;
+
+export interface ApprovalArtifact {
+  approvalId: string;
+  approver: string;
+  issuedAt: string;
+  expiresAt: string;
+  boundTool: string;
+  /** Empty when the artifact binds no resource. */
+  boundResources: string[];
+  scope?: string;
+}
+
+/** The artifact's fields as recorded with the decision (the reference format's names). */
+export interface ApprovalSummary {
+  approval_id: string;
+  approver: string;
+  issued_at: string;
+  expires_at: string;
+  bound_tool: string;
+  bound_resource?: string | string[];
+  scope?: string;
+}
+
+export interface ApprovalEvidence {
+  /** `sha256:<hex>` over the artifact's RFC 8785 form. */
+  digest: string;
+  profile: typeof APPROVAL_DIGEST_PROFILE;
+  summary: ApprovalSummary;
+}
+
+export type ApprovalCheck =
+  ({ ok: true } & ApprovalEvidence) | { ok: false; reason: string; digest?: string };
+
+export interface ApprovalCall {
+  tool: string;
+  /** The resource(s) the call names, as callResources returns them; absent or empty: none. */
+  resource?: string | readonly string[];
+  now: Date;
+}
+
+const REQUIRED = ["approval_id", "approver", "issued_at", "expires_at", "bound_tool"] as const;
+
+export function parseApprovalArtifact(
+  value: unknown,
+): { ok: true; artifact: ApprovalArtifact; summary: ApprovalSummary } | { ok: false; reason: string } {
+  if (!isPlainObject(value)) return { ok: false, reason: "the approval artifact is not a JSON object" };
+  const fields: Record<string, string> = {};
+  for (const name of REQUIRED) {
+    const v = value[name];
+    if (typeof v !== "string" || v === "") {
+      return {
+        ok: false,
+        reason: `the approval artifact has no ${name} (a non-empty string is required)`,
+      };
+    }
+    fields[name] = v;
+  }
+  const summary: ApprovalSummary = {
+    approval_id: fields.approval_id!,
+    approver: fields.approver!,
+    issued_at: fields.issued_at!,
+    expires_at: fields.expires_at!,
+    bound_tool: fields.bound_tool!,
+  };
+  let boundResources: string[] = [];
+  const bound = value.bound_resource;
+  if (typeof bound === "string") {
+    boundResources = [bound];
+    summary.bound_resource = bound;
+  } else if (Array.isArray(bound) && bound.length > 0 && bound.every((b) => typeof b === "string")) {
+    boundResources = [...(bound as string[])];
+    summary.bound_resource = [...(bound as string[])];
+  } else if (bound !== undefined) {
+    return {
+      ok: false,
+      reason: "the approval artifact's bound_resource must be a string or a non-empty list of strings",
+    };
+  }
+  const artifact: ApprovalArtifact = {
+    approvalId: summary.approval_id,
+    approver: summary.approver,
+    issuedAt: summary.issued_at,
+    expiresAt: summary.expires_at,
+    boundTool: summary.bound_tool,
+    boundResources,
+  };
+  if (value.scope !== undefined) {
+    if (typeof value.scope !== "string") {
+      return { ok: false, reason: "the approval artifact's scope must be a string" };
+    }
+    artifact.scope = value.scope;
+    summary.scope = value.scope;
+  }
+  return { ok: true, artifact, summary };
+}
+
+/** `sha256:<hex>` of the artifact's RFC 8785 form. Throws ToolgateError `E_CANONICALIZE` when it has none. */
+export function approvalDigest(artifact: unknown): string {
+  return `sha256:${sha256Hex(canonicalJson(artifact))}`;
+}
+
+export function checkApprovalArtifact(artifact: unknown, call: ApprovalCall): ApprovalCheck {
+  const parsed = parseApprovalArtifact(artifact);
+  if (!parsed.ok) return parsed;
+  let digest: string;
+  try {
+    digest = approvalDigest(artifact);
+  } catch (e) {
+    return { ok: false, reason: `the approval artifact cannot be digested: ${(e as Error).message}` };
+  }
+  const problem = artifactProblem(parsed.artifact, call);
+  if (problem !== null) return { ok: false, reason: problem, digest };
+  return { ok: true, digest, profile: APPROVAL_DIGEST_PROFILE, summary: parsed.summary };
+}
+
+function artifactProblem(a: ApprovalArtifact, call: ApprovalCall): string | null {
+  const issued = parseRfc3339(a.issuedAt);
+  if (issued === null) return `issued_at '${a.issuedAt}' is not an RFC 3339 date-time with an offset`;
+  const expires = parseRfc3339(a.expiresAt);
+  if (expires === null) return `expires_at '${a.expiresAt}' is not an RFC 3339 date-time with an offset`;
+  if (expires <= issued) return `expires_at '${a.expiresAt}' is not after issued_at '${a.issuedAt}'`;
+  const now = call.now.getTime();
+  if (!Number.isFinite(now)) return "the current time is not a valid date";
+  if (issued > now + APPROVAL_CLOCK_SKEW_MS) {
+    return `the approval is issued in the future (issued_at '${a.issuedAt}', now ${call.now.toISOString()})`;
+  }
+  if (now >= expires) return `the approval expired at '${a.expiresAt}' (now ${call.now.toISOString()})`;
+
+  if (a.boundTool !== call.tool) return `the approval is for tool '${a.boundTool}', not '${call.tool}'`;
+
+  const wanted =
+    call.resource === undefined
+      ? []
+      : typeof call.resource === "string"
+        ? [call.resource]
+        : [...call.resource];
+  const bound = new Set(a.boundResources.map(canonicalResource));
+  if (wanted.length === 0) {
+    return bound.size === 0
+      ? null
+      : `the approval is bound to ${list(a.boundResources)} but the call names no resource`;
+  }
+  if (bound.size === 0) return `the approval binds no resource but the call names ${list(wanted)}`;
+  for (const r of wanted) {
+    if (!bound.has(canonicalResource(r))) {
+      return `the approval is bound to ${list(a.boundResources)}, not '${r}'`;
+    }
+  }
+  return null;
+}
+
+function list(values: readonly string[]): string {
+  return values.map((v) => `'${v}'`).join(", ");
+}
+
+export type ApprovalLookup =
+  | { kind: "none" }
+  | { kind: "found"; artifact: unknown; source: "params._meta.approval" | "arguments._meta.approval" }
+  | { kind: "conflict"; reason: string };
+
+/**
+ * Where a `tools/call` carries its artifact: `params._meta.approval`, else `params.arguments._meta.approval`.
+ * Both present and different (by RFC 8785 form) is a conflict: which one the person meant is unknowable.
+ */
+export function findApprovalArtifact(params: unknown): ApprovalLookup {
+  if (!isPlainObject(params)) return { kind: "none" };
+  const top = isPlainObject(params._meta) ? params._meta.approval : undefined;
+  const args = params.arguments;
+  const inner = isPlainObject(args) && isPlainObject(args._meta) ? args._meta.approval : undefined;
+  if (top === undefined && inner === undefined) return { kind: "none" };
+  if (top !== undefined && inner !== undefined && !sameJson(top, inner)) {
+    return {
+      kind: "conflict",
+      reason: "params._meta.approval and arguments._meta.approval are different artifacts",
+    };
+  }
+  return top !== undefined
+    ? { kind: "found", artifact: top, source: "params._meta.approval" }
+    : { kind: "found", artifact: inner, source: "arguments._meta.approval" };
+}
+
+/**
+ * `tools/call` params without the approval artifact, for forwarding: `_meta.approval` removed from the
+ * params and from the arguments, and a `_meta` left empty by that removal dropped. Returns a copy (the
+ * input is not changed); params without an artifact come back as they are.
+ */
+export function stripApproval<T>(params: T): T {
+  if (!isPlainObject(params)) return params;
+  let out: Record<string, unknown> = params;
+  const meta = params._meta;
+  if (isPlainObject(meta) && Object.hasOwn(meta, "approval")) {
+    out = { ...out };
+    const rest = withoutKey(meta, "approval");
+    if (Object.keys(rest).length === 0) delete out._meta;
+    else out._meta = rest;
+  }
+  const args = params.arguments;
+  if (isPlainObject(args) && isPlainObject(args._meta) && Object.hasOwn(args._meta, "approval")) {
+    if (out === params) out = { ...out };
+    const argsCopy: Record<string, unknown> = { ...args };
+    const rest = withoutKey(args._meta, "approval");
+    if (Object.keys(rest).length === 0) delete argsCopy._meta;
+    else argsCopy._meta = rest;
+    out.arguments = argsCopy;
+  }
+  return out as T;
+}
+
+function withoutKey(obj: Record<string, unknown>, key: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(obj)) {
+    if (k === key) continue;
+    if (k === "__proto__") {
+      Object.defineProperty(out, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
+    } else {
+      out[k] = obj[k];
+    }
+  }
+  return out;
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+  try {
+    return canonicalJson(a) === canonicalJson(b);
+  } catch {
+    return false;
+  }
+}

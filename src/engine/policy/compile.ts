@@ -1,0 +1,34 @@
+import type { PatternEntry, Policy } from "../model/policy.js";
+import { compileToolSchemas, type CompiledToolSchema } from "../schema/compileToolSchemas.js";
+import { PolicyNameIndex } from "./nameIndex.js";
+
+/** A policy with every pattern indexed and every schema compiled, ready for many decisions. */
+export interface CompiledPolicy {
+  policy: Policy;
+  deny: PolicyNameIndex;
+  /** `null`: the policy has no allowlist. */
+  allow: PolicyNameIndex | null;
+  approvalRequired: PolicyNameIndex;
+  restrictScope: PolicyNameIndex;
+  redactArgs: PolicyNameIndex;
+  schemas: ReadonlyMap<string, CompiledToolSchema>;
+}
+
+/** Compiles once at load: all schemas, all patterns. Pure; a schema that fails only affects its tool. */
+export function compilePolicy(policy: Policy): CompiledPolicy {
+  const schemaValues: Record<string, unknown> = {};
+  for (const [tool, entry] of Object.entries(policy.schemas)) schemaValues[tool] = entry.schema;
+  return {
+    policy,
+    deny: index(policy.tools.deny),
+    allow: policy.tools.allow === null ? null : index(policy.tools.allow),
+    approvalRequired: index(policy.tools.approvalRequired),
+    restrictScope: index(policy.tools.restrictScope),
+    redactArgs: index(policy.tools.redactArgs),
+    schemas: compileToolSchemas(schemaValues, policy.sharedDefs),
+  };
+}
+
+function index(entries: readonly PatternEntry[]): PolicyNameIndex {
+  return new PolicyNameIndex(entries);
+}

@@ -1,0 +1,34 @@
+import type { CallContext, Decision, SessionCounters } from "../model/decision.js";
+import type { NameVerdict, ToolContext, ToolDefinition, ToolGate } from "../model/gate.js";
+import { layerVerdict, type Layer } from "./layers.js";
+
+/**
+ * A gate whose name stage first asks the whitelist layers of one server and then the inner gate (the policy
+ * file, DESIGN §2 order). A tool hidden by a layer is hidden, never explained: the spec makes it
+ * indistinguishable from a tool the server does not have. Calls are decided by the inner gate.
+ */
+export function withWhitelistLayers(layers: readonly Layer[], inner: ToolGate): ToolGate {
+  const frozen = [...layers];
+  return {
+    get policyDigest() {
+      return inner.policyDigest;
+    },
+    visibility(tool: ToolDefinition, context?: ToolContext): NameVerdict {
+      const verdict = layerVerdict(frozen, tool.name);
+      if (!verdict.visible) return verdict;
+      return inner.visibility(tool, context);
+    },
+    decideCall(tool: string, args: unknown, counters: SessionCounters, context?: CallContext): Decision {
+      return inner.decideCall(tool, args, counters, context);
+    },
+    requestLimitReached(counters: SessionCounters): boolean {
+      return inner.requestLimitReached(counters);
+    },
+    redaction(tool: string) {
+      return inner.redaction?.(tool) ?? null;
+    },
+    catalogWarnings(toolNames: readonly string[], serverId?: string): string[] {
+      return inner.catalogWarnings?.(toolNames, serverId) ?? [];
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import { unmatchedPins } from "../pins/drift.js";
+import type { CompiledPolicy } from "./compile.js";
+import { argumentsObject, decideCall, decideName, limitReached } from "./decide.js";
+import type { CallContext, Decision, SessionCounters } from "../model/decision.js";
+import type { NameVerdict, ToolContext, ToolDefinition, ToolGate } from "../model/gate.js";
+import { createPinStage } from "./pinStage.js";
+
+export interface PolicyGateOptions {
+  /** The server as `tool_pins` entries name it (`server_id`), when the gate serves one known server. */
+  serverId?: string;
+}
+
+/**
+ * The ToolGate of a policy file alone: its name rules hide, then its pins withhold (a drifted tool, or an
+ * unpinned one under `unpinned_tools: deny`), and its call rules decide.
+ */
+export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOptions = {}): ToolGate {
+  const explain = compiled.policy.enforcement.deniedTools === "explain";
+  const pins = compiled.policy.toolPins;
+  const pinsApply = pins.length > 0 || compiled.policy.enforcement.unpinnedTools === "deny";
+  const pinVerdict = createPinStage(compiled.policy);
+  return {
+    policyDigest: compiled.policy.digest,
+    visibility(tool: ToolDefinition, context?: ToolContext): NameVerdict {
+      const name = decideName(compiled, tool.name);
+      if (!name.allowed || !pinsApply) {
+        return {
+          visible: name.allowed,
+          explain: !name.allowed && explain,
+          code: name.code,
+          rule: name.rule,
+          reason: name.reason,
+        };
+      }
+      const serverId = context?.serverId ?? options.serverId;
+      const drift = pinVerdict(tool, context, serverId);
+      if (drift === null) {
+        return { visible: true, explain: false, code: null, rule: name.rule, reason: name.reason };
+      }
+      return { visible: false, explain, code: drift.code, rule: drift.rule, reason: drift.reason };
+    },
+    decideCall(tool: string, args: unknown, counters: SessionCounters, context?: CallContext): Decision {
+      return decideCall(
+        compiled,
+        tool,
+        { kind: "value", value: args },
+        counters,
+        withPolicySchema(compiled, tool, context),
+      );
+    },
+    requestLimitReached(counters: SessionCounters): boolean {
+      return limitReached(compiled, counters, false) !== null;
+    },
+    redaction(tool: string) {
+      if (compiled.redactArgs.firstMatch(tool) === undefined) return null;
+      // The loader gives every policy that lists tools under redact_args a contract; a policy built another
+      // way gets the cautious default (every string masked).
+      return (
+        compiled.policy.tools.redactArgsContract ?? { redactionMode: "mask", redactionScope: "all_fields" }
+      );
+    },
+    catalogWarnings(toolNames: readonly string[], serverId?: string): string[] {
+      const id = serverId ?? options.serverId;
+      return unmatchedPins(pins, toolNames, id).map(
+        (pin) =>
+          `tool_pins.${pin.key} pins tool '${pin.toolName}'${pin.serverId === undefined ? "" : ` of server '${pin.serverId}'`}, which the server${id === undefined ? "" : ` '${id}'`} no longer lists (renamed or removed?)${pin.at.line > 0 ? ` [${pin.at.file}:${pin.at.line}]` : ""}`,
+      );
+    },
+  };
+}
+
+/**
+ * Which arguments are paths or resources is read from the server's inputSchema (context) and the policy's
+ * own schema for the tool together (`allOf`: argumentTargets.ts walks both), so neither can narrow what the
+ * other names.
+ */
+function withPolicySchema(
+  compiled: CompiledPolicy,
+  tool: string,
+  context: CallContext | undefined,
+): CallContext | undefined {
+  if (context?.inputSchema === undefined) return context;
+  const own = Object.hasOwn(compiled.policy.schemas, tool)
+    ? compiled.policy.schemas[tool]!.schema
+    : undefined;
+  if (own === undefined) return context;
+  return { ...context, inputSchema: { allOf: [context.inputSchema, own] } };
+}
+
+/** The gate without a policy: every tool visible, every well-formed call allowed. */
+export function allowAllGate(): ToolGate {
+  return {
+    policyDigest: null,
+    visibility: () => ({
+      visible: true,
+      explain: false,
+      code: null,
+      rule: null,
+      reason: "no policy: all tools allowed",
+    }),
+    decideCall(tool: string, args: unknown): Decision {
+      const parsed = argumentsObject({ kind: "value", value: args });
+      if (!parsed.ok) {
+        return {
+          decision: "deny",
+          code: "E_ARG_SCHEMA",
+          warnings: [],
+          tool,
+          reason: parsed.violation.message,
+          rule: { layer: "policy", kind: "arguments", value: "(must be an object)" },
+          violations: [parsed.violation],
+          obligations: [],
+        };
+      }
+      const reason = "no policy: all tools allowed";
+      return {
+        decision: "allow",
+        code: null,
+        warnings: [],
+        tool,
+        reason,
+        rule: null,
+        violations: [],
+        obligations: [],
+      };
+    },
+    requestLimitReached: () => false,
+  };
+}

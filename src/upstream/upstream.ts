@@ -1,0 +1,309 @@
+import { isAbsolute, resolve } from "node:path";
+import type { Readable } from "node:stream";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+  ServerCapabilities,
+  Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig, McpTransport } from "../config/mcpJson.js";
+import { ToolgateError } from "../engine/errors.js";
+import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
+import { describeTarget } from "./serverTarget.js";
+
+/**
+ * One MCP server of mcp.json, reached with the official SDK client: stdio servers are started as child
+ * processes, `http` servers are spoken to over Streamable HTTP, `sse` servers over the legacy HTTP+SSE
+ * transport. Used by `info`, the console and `serve`.
+ */
+
+/** Where a stdio server's stderr goes: ours (`inherit`), kept for messages (`pipe`), or nowhere (`ignore`). */
+export type UpstreamStderr = "inherit" | "pipe" | "ignore";
+
+export interface UpstreamOptions {
+  /** Default `pipe`: the text is kept (the last {@link STDERR_KEEP_CHARS} characters) and added to errors. */
+  stderr?: UpstreamStderr;
+  /** Called with each chunk of a piped stderr as it arrives (e.g. to prefix and forward it). */
+  onStderr?: (text: string) => void;
+  /** Bound on the handshake and on every request toolgate makes on its own (each tools/list page). */
+  timeoutMs?: number;
+  /** Relative `cwd` entries of stdio servers are resolved against this (the configuration directory). */
+  baseDir?: string;
+  clientInfo?: Implementation;
+  capabilities?: ClientCapabilities;
+  /** Called before the handshake, e.g. to register handlers for requests the server sends the client. */
+  setup?: (client: Client) => void;
+  /**
+   * Keep the text of each `tools/list` answer as the server sent it (`listToolCatalog`'s `pageTexts`), for
+   * `exact_schema_hash` pins: stdio servers then run under toolgate's own line transport, `http` and `sse`
+   * servers under the SDK's transports with a fetch that records what they receive. Default false.
+   */
+  recordToolsListText?: boolean;
+}
+
+/** Every tool the server lists, and the raw text of each `tools/list` page they came from. */
+export interface ListedToolCatalog {
+  /** In list order across pages; the first definition wins for a repeated name. */
+  tools: Tool[];
+  /**
+   * One entry per page, in order: the answer's JSON text as the server sent it, or `undefined` when it was
+   * not recorded (without `recordToolsListText`, or when the text could not be matched to the request).
+   */
+  pageTexts: (string | undefined)[];
+}
+
+export interface Upstream {
+  name: string;
+  transport: McpTransport;
+  client: Client;
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation;
+  instructions: string | undefined;
+  /** The child's pid for stdio servers while it runs; null otherwise. */
+  pid(): number | null;
+  /** What a piped stderr has said so far (its tail); "" otherwise. */
+  stderrText(): string;
+  /** Every tool the server lists, following each `nextCursor`; the first definition wins for a repeated name. */
+  listAllTools(): Promise<Tool[]>;
+  /** As {@link listAllTools}, with the raw text of each page (see `recordToolsListText`). */
+  listToolCatalog(): Promise<ListedToolCatalog>;
+  /** Resolves when the connection ends, whether by {@link close} or because the server went away. */
+  readonly closed: Promise<void>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+export const STDERR_KEEP_CHARS = 16_384;
+const MAX_PAGES = 1000;
+const STDERR_IN_MESSAGES = 2000;
+
+/** How a stdio entry of mcp.json is started: command, args, environment and working directory. */
+export interface StdioLaunch {
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+/**
+ * The SDK's inherited environment (PATH, HOME, …) plus the entry's `env` — what MCP hosts give their
+ * servers, so toolgate's own secrets (a gateway token) do not leak to every server it starts — and a
+ * relative `cwd` resolved against the configuration directory.
+ */
+export function stdioLaunch(server: McpServerConfig & { transport: "stdio" }, baseDir?: string): StdioLaunch {
+  const cwd =
+    server.cwd === null
+      ? undefined
+      : isAbsolute(server.cwd) || baseDir === undefined
+        ? server.cwd
+        : resolve(baseDir, server.cwd);
+  return {
+    command: server.command,
+    args: [...server.args],
+    env: { ...getDefaultEnvironment(), ...server.env },
+    ...(cwd === undefined ? {} : { cwd }),
+  };
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // spawn failures say `spawn foo ENOENT`; say what it means.
+    if (code === "ENOENT" && /spawn/.test(error.message)) return `${error.message} (command not found)`;
+    return error.message;
+  }
+  return String(error);
+}
+
+function withStderr(reason: string, stderr: string): string {
+  const tail = stderr.trim();
+  if (tail === "") return reason;
+  const shown = tail.length > STDERR_IN_MESSAGES ? "…" + tail.slice(-STDERR_IN_MESSAGES) : tail;
+  return `${reason}; the server's stderr said:\n${shown}`;
+}
+
+interface UpstreamTransport {
+  transport: Transport;
+  pid(): number | null;
+  /** The recorded tools/list texts, with `recordToolsListText`. */
+  texts: ToolsListTexts | null;
+}
+
+function createTransport(
+  server: McpServerConfig,
+  options: UpstreamOptions,
+  onStderr: (text: string) => void,
+): UpstreamTransport {
+  if (options.recordToolsListText === true) {
+    const target =
+      server.transport === "stdio"
+        ? {
+            transport: "stdio" as const,
+            ...stdioLaunch(server, options.baseDir),
+            stderr: options.stderr ?? "pipe",
+          }
+        : { transport: server.transport, url: server.url, headers: { ...server.headers } };
+    const recording = recordingTransport(target, onStderr);
+    return { transport: recording.transport, pid: recording.pid, texts: recording.texts };
+  }
+  switch (server.transport) {
+    case "stdio": {
+      const transport = new StdioClientTransport({
+        ...stdioLaunch(server, options.baseDir),
+        stderr: options.stderr ?? "pipe",
+      });
+      const stream = transport.stderr as Readable | null;
+      stream?.on("data", (chunk: Buffer) => onStderr(chunk.toString("utf8")));
+      return { transport, pid: () => transport.pid, texts: null };
+    }
+    case "http":
+      return {
+        transport: new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: { ...server.headers } },
+        }),
+        pid: () => null,
+        texts: null,
+      };
+    case "sse":
+      return {
+        // The SDK adds requestInit's headers to the request opening the event stream as well as to each POST.
+        transport: new SSEClientTransport(new URL(server.url), {
+          requestInit: { headers: { ...server.headers } },
+        }),
+        pid: () => null,
+        texts: null,
+      };
+  }
+}
+
+/**
+ * Connects to `server` and completes the MCP handshake. Throws `E_UPSTREAM_CONNECT` naming the server, how it
+ * was reached and why it failed (a command that does not exist, a refused connection, no answer in time, a
+ * server that exited, with what its stderr said); nothing is left running after a failure.
+ */
+export async function connectUpstream(
+  server: McpServerConfig,
+  options: UpstreamOptions = {},
+): Promise<Upstream> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  let stderr = "";
+  const { transport, pid, texts } = createTransport(server, options, (text) => {
+    stderr = (stderr + text).slice(-STDERR_KEEP_CHARS);
+    options.onStderr?.(text);
+  });
+  const client = new Client(options.clientInfo ?? { name: "toolgate", version: "0.1.0" }, {
+    capabilities: options.capabilities ?? {},
+  });
+  let markClosed: () => void = () => {};
+  const closed = new Promise<void>((done) => (markClosed = done));
+  client.onclose = () => markClosed();
+  options.setup?.(client);
+
+  const fail = (reason: string): ToolgateError =>
+    new ToolgateError(
+      "E_UPSTREAM_CONNECT",
+      `cannot connect to MCP server '${server.name}' (${server.transport}: ${describeTarget(server)}): ${withStderr(reason, stderr)}`,
+      server.transport === "stdio"
+        ? `check "command", "args" and "cwd" of '${server.name}' in mcp.json`
+        : `check that the server is running and "url" of '${server.name}' in mcp.json`,
+    );
+
+  try {
+    await client.connect(transport, { timeout: timeoutMs, maxTotalTimeout: timeoutMs });
+  } catch (error) {
+    await client.close().catch(() => {});
+    // A child that died before answering has usually said why on stderr; give the pipe a moment to drain.
+    await new Promise((r) => setTimeout(r, 50));
+    const reason = reasonOf(error);
+    throw fail(
+      /timed out/i.test(reason) ? `no answer to initialize within ${timeoutMs} ms (${reason})` : reason,
+    );
+  }
+  const capabilities = client.getServerCapabilities() ?? {};
+  const serverInfo = client.getServerVersion() ?? { name: "(unnamed)", version: "" };
+
+  return {
+    name: server.name,
+    transport: server.transport,
+    client,
+    capabilities,
+    serverInfo,
+    instructions: client.getInstructions(),
+    pid,
+    stderrText: () => stderr,
+    listAllTools: async () =>
+      (await listToolCatalog(server.name, client, capabilities, timeoutMs, texts)).tools,
+    listToolCatalog: () => listToolCatalog(server.name, client, capabilities, timeoutMs, texts),
+    closed,
+    close: async () => {
+      await client.close();
+    },
+  };
+}
+
+/**
+ * The full catalog: page after page until no `nextCursor`, bounded in pages and refusing a cursor that comes
+ * back (a server that would page forever). A server without the `tools` capability has no tools. With
+ * `texts`, each page's answer text is taken by the id of the request that asked for it.
+ */
+async function listToolCatalog(
+  name: string,
+  client: Client,
+  capabilities: ServerCapabilities,
+  timeoutMs: number,
+  texts: ToolsListTexts | null,
+): Promise<ListedToolCatalog> {
+  if (capabilities.tools === undefined) return { tools: [], pageTexts: [] };
+  const tools: Tool[] = [];
+  const pageTexts: (string | undefined)[] = [];
+  const seen = new Set<string>();
+  const cursors = new Set<string>();
+  let cursor: string | undefined;
+  try {
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const list = () => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+      const { pending, id } = texts === null ? { pending: list(), id: undefined } : texts.capture(list);
+      let text: string | undefined;
+      let result: Awaited<typeof pending>;
+      try {
+        result = await pending;
+      } finally {
+        // Taken whether or not the request succeeded, so nothing is left behind for an abandoned page.
+        if (id !== undefined) text = texts?.take(id);
+      }
+      pageTexts.push(text);
+      for (const tool of result.tools) {
+        if (seen.has(tool.name)) continue;
+        seen.add(tool.name);
+        tools.push(tool);
+      }
+      const next = result.nextCursor;
+      if (next === undefined) return { tools, pageTexts };
+      if (cursors.has(next)) throw new Error(`tools/list returned the cursor '${next}' a second time`);
+      cursors.add(next);
+      cursor = next;
+    }
+    throw new Error(`tools/list did not end after ${MAX_PAGES} pages`);
+  } catch (error) {
+    throw new ToolgateError(
+      "E_UPSTREAM_TOOLS",
+      `MCP server '${name}' could not list its tools: ${reasonOf(error)}`,
+    );
+  }
+}
+
+/** The capability names a server declared, in a fixed order (tools, resources, prompts, …), for the info view. */
+export function capabilityNames(capabilities: ServerCapabilities): string[] {
+  const order = ["tools", "resources", "prompts", "completions", "logging"];
+  const present = Object.keys(capabilities).filter(
+    (k) => (capabilities as Record<string, unknown>)[k] !== undefined,
+  );
+  const known = order.filter((k) => present.includes(k));
+  const rest = present.filter((k) => !order.includes(k)).sort();
+  return [...known, ...rest];
+}

@@ -1,0 +1,233 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { McpServerConfig } from "../config/mcpJson.js";
+import { ToolgateError } from "../engine/errors.js";
+import type { Upstream, UpstreamOptions } from "./upstream.js";
+import { ServerCatalog, type CatalogSnapshot, type CatalogTool } from "../session/serverCatalog.js";
+
+/**
+ * One client session's connection to one enabled server: opened on first need, kept and reused for every
+ * request of that session, closed with the session. When the connection ends without being asked to (a
+ * stdio server that exited, a remote one that dropped), it is reopened with exponential backoff; while it
+ * is down, requests fail at once with `E_UPSTREAM_UNAVAILABLE` saying when the next attempt is, never hang.
+ */
+
+export type ConnectUpstream = (server: McpServerConfig, options: UpstreamOptions) => Promise<Upstream>;
+
+export interface Backoff {
+  /** Delay before the first reconnection attempt; doubled after each failure. */
+  initialMs: number;
+  maxMs: number;
+  /** A connection that stayed up this long resets the delay to `initialMs`. */
+  stableMs: number;
+}
+
+export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000, stableMs: 10_000 };
+
+export interface LinkHooks {
+  /** Registers the handlers for what the server sends the client (before the handshake). */
+  setup(client: Client): void;
+  /** After every successful connection; `reconnected` is false the first time. */
+  onUp(upstream: Upstream, reconnected: boolean): void;
+  /** The connection went down (the session is still open). */
+  onDown(reason: string): void;
+  /** Every catalog fetched (e.g. to warn about pins whose tool the server no longer lists). */
+  onCatalog?(tools: ReadonlyMap<string, CatalogTool>): void;
+  log(line: string): void;
+}
+
+export interface LinkOptions {
+  server: McpServerConfig;
+  connect: ConnectUpstream;
+  /** The capabilities the downstream client declared that a server may use: roots, sampling, elicitation. */
+  capabilities: () => ClientCapabilities;
+  baseDir?: string;
+  timeoutMs: number;
+  backoff: Backoff;
+  hooks: LinkHooks;
+}
+
+export class UpstreamUnavailable extends ToolgateError {
+  constructor(message: string) {
+    super("E_UPSTREAM_UNAVAILABLE", message);
+  }
+}
+
+type LinkState =
+  | { kind: "idle" }
+  | { kind: "connecting"; done: Promise<Upstream> }
+  | { kind: "up"; upstream: Upstream; catalog: ServerCatalog; since: number }
+  | { kind: "down"; reason: string; retryAt: number }
+  | { kind: "closed" };
+
+export class UpstreamLink {
+  private state: LinkState = { kind: "idle" };
+  /** Consecutive failures (connection attempts that failed or connections that dropped before `stableMs`). */
+  private failures = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private connectedOnce = false;
+  private lastKnown: CatalogSnapshot | null = null;
+  private dropReason: string | null = null;
+
+  constructor(private readonly options: LinkOptions) {}
+
+  get name(): string {
+    return this.options.server.name;
+  }
+
+  /** The connected upstream, or null (never connects). */
+  get current(): Upstream | null {
+    return this.state.kind === "up" ? this.state.upstream : null;
+  }
+
+  /** The connection, opening it if needed; throws {@link UpstreamUnavailable} while the server is down. */
+  ready(): Promise<Upstream> {
+    switch (this.state.kind) {
+      case "up":
+        return Promise.resolve(this.state.upstream);
+      case "connecting":
+        return this.state.done;
+      case "idle":
+        return this.connect();
+      case "down": {
+        const wait = Math.max(0, this.state.retryAt - Date.now());
+        return Promise.reject(
+          new UpstreamUnavailable(
+            `MCP server '${this.name}' is unavailable: ${this.state.reason}; toolgate retries in ${formatDelay(wait)}`,
+          ),
+        );
+      }
+      case "closed":
+        return Promise.reject(new UpstreamUnavailable(`MCP server '${this.name}': the session is closed`));
+    }
+  }
+
+  /** The server's current tool catalog (every page), refetched after `list_changed`. */
+  async tools(): Promise<CatalogSnapshot> {
+    await this.ready();
+    const state = this.state;
+    if (state.kind !== "up") return this.tools();
+    await state.catalog.ensureFresh();
+    const current = state.catalog.current();
+    if (!current.ok) throw new ToolgateError("E_CATALOG_UNAVAILABLE", current.reason);
+    this.lastKnown = current.catalog;
+    return current.catalog;
+  }
+
+  /** The last catalog fetched on any connection of this link; null before the first. */
+  get lastKnownTools(): CatalogSnapshot | null {
+    return this.lastKnown;
+  }
+
+  /** The server announced a new tool list: decisions wait for the refetch. */
+  toolsChanged(): Promise<void> {
+    if (this.state.kind !== "up") return Promise.resolve();
+    this.state.catalog.markStale();
+    return this.state.catalog.refresh();
+  }
+
+  /**
+   * The transport failed under a request (a remote server that stopped answering, or lost our session): the
+   * connection is dropped as if the server had closed it, so it is reopened with backoff instead of being
+   * used again.
+   */
+  dropConnection(upstream: Upstream, reason: string): void {
+    const state = this.state;
+    if (state.kind !== "up" || state.upstream !== upstream) return;
+    this.dropReason = reason;
+    void upstream.close().catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    const state = this.state;
+    this.state = { kind: "closed" };
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    if (state.kind === "up") await state.upstream.close().catch(() => {});
+    if (state.kind === "connecting") await state.done.then((u) => u.close()).catch(() => {});
+  }
+
+  private connect(): Promise<Upstream> {
+    const { server, connect, hooks } = this.options;
+    const attempt = connect(server, {
+      timeoutMs: this.options.timeoutMs,
+      ...(this.options.baseDir === undefined ? {} : { baseDir: this.options.baseDir }),
+      capabilities: this.options.capabilities(),
+      clientInfo: { name: "toolgate", version: "0.1.0" },
+      // Exact pins are checked against the schema text the server sent, as wrap does.
+      recordToolsListText: true,
+      setup: (client) => hooks.setup(client),
+      onStderr: (text) => {
+        for (const line of text.split("\n")) if (line.trim() !== "") hooks.log(`[${server.name}] ${line}`);
+      },
+    });
+    const done = attempt.then(
+      (upstream) => this.connected(upstream),
+      (error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        if (this.state.kind === "closed") throw error;
+        this.goDown(reason);
+        throw new UpstreamUnavailable(reason);
+      },
+    );
+    this.state = { kind: "connecting", done };
+    return done;
+  }
+
+  private connected(upstream: Upstream): Upstream {
+    if (this.state.kind === "closed") {
+      void upstream.close().catch(() => {});
+      throw new UpstreamUnavailable(`MCP server '${this.name}': the session is closed`);
+    }
+    const catalog = new ServerCatalog(
+      () => upstream.listToolCatalog(),
+      (line) => this.options.hooks.log(`[${this.name}] ${line}`),
+      (tools) => this.options.hooks.onCatalog?.(tools),
+    );
+    const state: LinkState = { kind: "up", upstream, catalog, since: Date.now() };
+    this.state = state;
+    const reconnected = this.connectedOnce;
+    this.connectedOnce = true;
+    void upstream.closed.then(() => {
+      if (this.state !== state) return;
+      const lasted = Date.now() - state.since;
+      if (lasted >= this.options.backoff.stableMs) this.failures = 0;
+      const stderr = lastLine(upstream.stderrText());
+      const reason =
+        this.dropReason ?? `its connection closed${stderr === "" ? "" : ` (last stderr line: ${stderr})`}`;
+      this.dropReason = null;
+      this.goDown(reason);
+    });
+    this.options.hooks.onUp(upstream, reconnected);
+    return upstream;
+  }
+
+  private goDown(reason: string): void {
+    const { initialMs, maxMs } = this.options.backoff;
+    const delay = Math.min(maxMs, initialMs * 2 ** Math.min(this.failures, 30));
+    this.failures++;
+    this.state = { kind: "down", reason, retryAt: Date.now() + delay };
+    this.options.hooks.log(
+      `MCP server '${this.name}' is down (${reason}); retry ${this.failures} in ${formatDelay(delay)}`,
+    );
+    this.options.hooks.onDown(reason);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      if (this.state.kind !== "down") return;
+      this.connect().catch(() => {
+        // Already recorded by goDown; the next retry is scheduled.
+      });
+    }, delay);
+    this.timer.unref();
+  }
+}
+
+function formatDelay(ms: number): string {
+  return ms < 1000 ? `${Math.ceil(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function lastLine(text: string): string {
+  const lines = text.trim().split("\n");
+  const last = lines[lines.length - 1] ?? "";
+  return last.length > 200 ? `${last.slice(0, 200)}…` : last;
+}

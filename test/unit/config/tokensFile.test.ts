@@ -1,0 +1,80 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { formatDiagnostic } from "../../../src/engine/model/diagnostics.js";
+import { parseTokensFile, tokenDigest } from "../../../src/config/tokensFile.js";
+
+const sha = (t: string): string => createHash("sha256").update(t).digest("hex");
+
+describe("tokens file", () => {
+  it("binds each token to its context", () => {
+    const text = [
+      "- name: reviewer-bot",
+      `  token_sha256: ${sha("reviewer-token-0123456789")}`,
+      "  role: reviewer",
+      "- token: ci-token-abcdefghijklmnop",
+      "  agent: ci",
+      "  session: nightly",
+      "  skills: [triage, git]",
+      "  node: review",
+      "",
+    ].join("\n");
+    const { entries, diagnostics } = parseTokensFile("tokens.yaml", text);
+    expect(diagnostics).toEqual([]);
+    expect(entries.map((e) => [e.label, e.selection, e.digest.toString("hex")])).toEqual([
+      ["reviewer-bot", { skills: [], role: "reviewer" }, sha("reviewer-token-0123456789")],
+      [
+        "token #2",
+        { skills: ["triage", "git"], agent: "ci", session: "nightly", node: "review" },
+        tokenDigest("ci-token-abcdefghijklmnop").toString("hex"),
+      ],
+    ]);
+  });
+
+  it.each<[string, string, string]>([
+    [
+      "not a list",
+      "token: x\n",
+      "tokens.yaml:1:1: error E_TOKENS_FILE the tokens file must be a list of entries, but this is a map",
+    ],
+    ["an empty list", "[]\n", "tokens.yaml:1:1: error E_TOKENS_EMPTY the tokens file lists no tokens"],
+    [
+      "neither token nor digest",
+      "- role: r\n",
+      "tokens.yaml:1:3: error E_TOKENS_ENTRY [0]: each entry needs exactly one of 'token' and 'token_sha256'",
+    ],
+    [
+      "both token and digest",
+      `- token: aaaaaaaaaaaaaaaaaaaa\n  token_sha256: ${sha("x")}\n`,
+      "tokens.yaml:1:3: error E_TOKENS_ENTRY [0]: each entry needs exactly one of 'token' and 'token_sha256'",
+    ],
+    [
+      "a short token",
+      "- token: short\n",
+      "tokens.yaml:1:10: error E_TOKENS_WEAK [0].token: 'token' must be at least 16 characters long",
+    ],
+    [
+      "a bad digest",
+      "- token_sha256: abc\n",
+      "tokens.yaml:1:17: error E_TOKENS_FIELD [0].token_sha256: 'token_sha256' must be 64 hexadecimal digits (a SHA-256)",
+    ],
+    [
+      "an unknown key (a typo must not widen access)",
+      "- token: aaaaaaaaaaaaaaaaaaaa\n  rol: reviewer\n",
+      "tokens.yaml:2:3: error E_TOKENS_FIELD [0].rol: unknown field 'rol' (known: name, token, token_sha256, role, agent, session, skills, node); refused rather than ignored, since an ignored restriction would widen access",
+    ],
+    [
+      "skills as a string",
+      "- token: aaaaaaaaaaaaaaaaaaaa\n  skills: triage\n",
+      "tokens.yaml:2:11: error E_TOKENS_FIELD [0].skills: 'skills' must be a list of skill names, but this is a string (triage)",
+    ],
+    [
+      "the same token twice",
+      `- token: aaaaaaaaaaaaaaaaaaaa\n- token_sha256: ${sha("aaaaaaaaaaaaaaaaaaaa")}\n`,
+      "tokens.yaml:2:3: error E_TOKENS_DUPLICATE [1]: this token is already listed at line 1 (token #1); one token, one context",
+    ],
+  ])("refuses %s with file:line", (_what, text, expected) => {
+    const { entries, diagnostics } = parseTokensFile("tokens.yaml", text);
+    expect(diagnostics.map(formatDiagnostic)).toEqual([expected]);
+    if (!expected.includes("DUPLICATE")) expect(entries).toEqual([]);
+  });
+});

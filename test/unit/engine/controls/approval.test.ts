@@ -1,0 +1,197 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import {
+  APPROVAL_CLOCK_SKEW_MS,
+  APPROVAL_DIGEST_PROFILE,
+  checkApprovalArtifact,
+  findApprovalArtifact,
+  stripApproval,
+} from "../../../../src/engine/controls/approval.js";
+import { callResources } from "../../../../src/engine/controls/callResources.js";
+import { parseRfc3339 } from "../../../../src/engine/controls/rfc3339.js";
+
+const now = new Date("2026-05-01T12:00:00Z");
+const artifact = {
+  approval_id: "apr-1",
+  approver: "alice@example.com",
+  issued_at: "2026-05-01T11:55:00Z",
+  expires_at: "2026-05-01T12:30:00Z",
+  scope: "deploy v1.2 to prod",
+  bound_tool: "deploy_release",
+  bound_resource: "/workspace/releases/v1.2",
+};
+const call = { tool: "deploy_release", resource: ["/workspace/releases/v1.2"], now };
+
+describe("checkApprovalArtifact", () => {
+  it("accepts a current artifact for this tool and resource, with the digest of its RFC 8785 form", () => {
+    const r = checkApprovalArtifact(artifact, call);
+    // The JCS text written out by hand: members in code-unit order, no whitespace.
+    const jcs =
+      '{"approval_id":"apr-1","approver":"alice@example.com","bound_resource":"/workspace/releases/v1.2",' +
+      '"bound_tool":"deploy_release","expires_at":"2026-05-01T12:30:00Z","issued_at":"2026-05-01T11:55:00Z",' +
+      '"scope":"deploy v1.2 to prod"}';
+    expect(r).toEqual({
+      ok: true,
+      digest: `sha256:${createHash("sha256").update(jcs).digest("hex")}`,
+      profile: APPROVAL_DIGEST_PROFILE,
+      summary: artifact,
+    });
+    expect(APPROVAL_DIGEST_PROFILE).toBe("assay.approval_artifact.structured_meta_jcs.v0");
+  });
+
+  it("the digest ignores member order and covers extra members", () => {
+    const reordered = Object.fromEntries(Object.entries(artifact).reverse());
+    const a = checkApprovalArtifact(artifact, call);
+    const b = checkApprovalArtifact(reordered, call);
+    const c = checkApprovalArtifact({ ...artifact, ticket: "OPS-7" }, call);
+    expect(a.ok && b.ok && c.ok).toBe(true);
+    expect(a.ok && b.ok && a.digest === b.digest).toBe(true);
+    expect(a.ok && c.ok && a.digest !== c.digest).toBe(true);
+  });
+
+  it.each([
+    [{ ...artifact, bound_tool: "deploy_release2" }, "not 'deploy_release'"],
+    [{ ...artifact, bound_resource: "/workspace/releases/v1.3" }, "not '/workspace/releases/v1.2'"],
+    [{ ...artifact, expires_at: "2026-05-01T12:00:00Z" }, "expired"],
+    [{ ...artifact, expires_at: "2026-05-01T11:59:59.999Z" }, "expired"],
+    [{ ...artifact, issued_at: "2026-05-01T12:01:00.001Z" }, "issued in the future"],
+    [{ ...artifact, expires_at: "2026-05-01T11:55:00Z" }, "not after issued_at"],
+    [{ ...artifact, issued_at: "2026-05-01 11:55:00Z" }, "RFC 3339"],
+    [{ ...artifact, issued_at: "2026-05-01T11:55:00" }, "RFC 3339"],
+    [{ ...artifact, expires_at: "tomorrow" }, "RFC 3339"],
+    [{ ...artifact, approver: "" }, "no approver"],
+    [{ ...artifact, approval_id: 7 }, "no approval_id"],
+    [{ ...artifact, bound_resource: [] }, "bound_resource"],
+    [{ ...artifact, bound_resource: 5 }, "bound_resource"],
+    [{ ...artifact, scope: 5 }, "scope"],
+    ["approved", "not a JSON object"],
+    [null, "not a JSON object"],
+  ])("refuses %j", (a, fragment) => {
+    const r = checkApprovalArtifact(a, call);
+    expect(r.ok).toBe(false);
+    expect(!r.ok && r.reason).toContain(fragment);
+  });
+
+  it("allows the issuer's clock to run up to a minute fast, no more", () => {
+    const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
+    expect(checkApprovalArtifact({ ...artifact, issued_at: at(APPROVAL_CLOCK_SKEW_MS) }, call).ok).toBe(true);
+    expect(checkApprovalArtifact({ ...artifact, issued_at: at(APPROVAL_CLOCK_SKEW_MS + 1) }, call).ok).toBe(
+      false,
+    );
+  });
+
+  it("compares resources in canonical form", () => {
+    expect(
+      checkApprovalArtifact({ ...artifact, bound_resource: "/workspace/./releases//v1.2/" }, call).ok,
+    ).toBe(true);
+    expect(
+      checkApprovalArtifact({ ...artifact, bound_resource: "file:///workspace/releases/v1.2" }, call).ok,
+    ).toBe(true);
+    const url = { ...artifact, bound_resource: "HTTPS://Example.com/a/../b" };
+    expect(checkApprovalArtifact(url, { ...call, resource: "https://example.com/b" }).ok).toBe(true);
+  });
+
+  it("needs every resource of the call bound, and none bound when the call names none", () => {
+    const two = { ...call, resource: ["/workspace/a", "/workspace/b"] };
+    expect(
+      checkApprovalArtifact({ ...artifact, bound_resource: ["/workspace/a", "/workspace/b"] }, two).ok,
+    ).toBe(true);
+    expect(checkApprovalArtifact({ ...artifact, bound_resource: ["/workspace/a"] }, two).ok).toBe(false);
+    const none = { tool: "deploy_release", now };
+    const unbound = { ...artifact } as Record<string, unknown>;
+    delete unbound.bound_resource;
+    expect(checkApprovalArtifact(unbound, none).ok).toBe(true);
+    expect(checkApprovalArtifact(artifact, none)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("names no resource"),
+    });
+    expect(checkApprovalArtifact(unbound, call)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("binds no resource"),
+    });
+  });
+
+  it("reports the digest of an artifact it refuses, when it has one", () => {
+    const r = checkApprovalArtifact({ ...artifact, bound_tool: "other" }, call);
+    expect(!r.ok && r.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+});
+
+describe("callResources", () => {
+  it("collects path-like and resource-like arguments and _meta.resource, canonical and deduplicated", () => {
+    expect(
+      callResources({
+        source: "/workspace/a/../b",
+        destination: "/workspace/c",
+        uri: "HTTPS://x.example/y",
+        _meta: { resource: "/workspace/b" },
+        title: "t",
+      }),
+    ).toEqual(["/workspace/b", "/workspace/c", "https://x.example/y"]);
+    expect(callResources({ version: "1.2" })).toEqual([]);
+    expect(callResources({ where: "/a", path: "/b" }, ["where"])).toEqual(["/a"]);
+  });
+});
+
+describe("findApprovalArtifact and stripApproval", () => {
+  it("finds the artifact in params._meta, else in arguments._meta", () => {
+    expect(findApprovalArtifact({ name: "t", _meta: { approval: artifact } })).toEqual({
+      kind: "found",
+      artifact,
+      source: "params._meta.approval",
+    });
+    expect(findApprovalArtifact({ name: "t", arguments: { _meta: { approval: artifact } } })).toEqual({
+      kind: "found",
+      artifact,
+      source: "arguments._meta.approval",
+    });
+    expect(findApprovalArtifact({ name: "t", arguments: {} })).toEqual({ kind: "none" });
+    expect(findApprovalArtifact(null)).toEqual({ kind: "none" });
+  });
+
+  it("two different artifacts are a conflict; the same one twice is not", () => {
+    const both = (b: unknown) => ({ _meta: { approval: artifact }, arguments: { _meta: { approval: b } } });
+    expect(findApprovalArtifact(both({ ...artifact, approver: "mallory" })).kind).toBe("conflict");
+    expect(findApprovalArtifact(both(Object.fromEntries(Object.entries(artifact).reverse()))).kind).toBe(
+      "found",
+    );
+  });
+
+  it("strips both places, drops a _meta it emptied, keeps other _meta members, never mutates", () => {
+    const params = {
+      name: "deploy_release",
+      _meta: { approval: artifact, progressToken: 3 },
+      arguments: { version: "1.2", _meta: { approval: artifact } },
+    };
+    const before = structuredClone(params);
+    expect(stripApproval(params)).toEqual({
+      name: "deploy_release",
+      _meta: { progressToken: 3 },
+      arguments: { version: "1.2" },
+    });
+    expect(params).toEqual(before);
+    const plain = { name: "t", arguments: { a: 1 } };
+    expect(stripApproval(plain)).toBe(plain);
+    expect(stripApproval({ _meta: { approval: 1 } })).toEqual({});
+  });
+});
+
+describe("parseRfc3339", () => {
+  it.each([
+    ["2026-05-01T12:00:00Z", Date.UTC(2026, 4, 1, 12)],
+    ["2026-05-01t12:00:00z", Date.UTC(2026, 4, 1, 12)],
+    ["2026-05-01T14:00:00+02:00", Date.UTC(2026, 4, 1, 12)],
+    ["2026-05-01T11:30:00-00:30", Date.UTC(2026, 4, 1, 12)],
+    ["2026-05-01T12:00:00.25Z", Date.UTC(2026, 4, 1, 12, 0, 0, 250)],
+    ["2024-02-29T00:00:00Z", Date.UTC(2024, 1, 29)],
+    ["2016-12-31T23:59:60Z", Date.UTC(2016, 11, 31, 23, 59, 59, 999)],
+  ])("%s", (text, ms) => expect(parseRfc3339(text)).toBe(ms));
+  it.each([
+    "2025-02-29T00:00:00Z",
+    "2026-13-01T00:00:00Z",
+    "2026-05-01T24:00:00Z",
+    "2026-05-01T12:00Z",
+    "2026-05-01",
+    "2026-05-01T12:00:00+2:00",
+  ])("refuses %s", (text) => expect(parseRfc3339(text)).toBeNull());
+});
