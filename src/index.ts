@@ -11,7 +11,8 @@ export type {
 export type { NameVerdict, ToolContext, ToolDefinition, ToolGate } from "./engine/model/gate.js";
 export { REASON_CODES, type ReasonCode } from "./engine/model/reasonCodes.js";
 export { formatDiagnostic, hasErrors, type Diagnostic } from "./engine/model/diagnostics.js";
-export type { Policy, PatternEntry, SourceRef, ToolPin } from "./engine/model/policy.js";
+export type { Policy, PatternEntry, ToolPin } from "./engine/model/policy.js";
+export type { SourceRef } from "./engine/model/source.js";
 export { loadPolicyFile, loadPolicyText, type PolicyLoadResult } from "./config/policyLoader.js";
 export { migratePolicy, needsMigration } from "./config/policyMigrate.js";
 export { lintPolicy } from "./config/policyLint.js";
@@ -31,14 +32,11 @@ export { serverFilter, composedToolName, type ServerFilter } from "./engine/poli
 export { explainTool, deadPatterns } from "./engine/policy/explain.js";
 
 // Controls (issue 6): scope, redaction, approval artifacts, tool pins.
-export { checkScope, evaluateScope, type RealpathHook } from "./engine/controls/scope.js";
+export { checkScope, evaluateScope } from "./engine/controls/scope.js";
+export type { RealpathHook } from "./engine/model/decision.js";
 export { redactArguments, redactText } from "./engine/controls/redact.js";
-export {
-  checkApprovalArtifact,
-  findApprovalArtifact,
-  stripApproval,
-  APPROVAL_DIGEST_PROFILE,
-} from "./engine/controls/approval.js";
+export { checkApprovalArtifact, findApprovalArtifact, stripApproval } from "./engine/controls/approval.js";
+export { APPROVAL_DIGEST_PROFILE } from "./engine/model/approval.js";
 export { checkPins, unmatchedPins } from "./engine/pins/drift.js";
 export { exactSchemaHash, extractToolSchemaTexts, pinForTool } from "./engine/pins/exactHash.js";
 

@@ -1,5 +1,5 @@
 import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
-import type { McpServerConfig } from "../config/mcpJson.js";
+import type { McpServerConfig } from "../engine/model/mcpServers.js";
 import { enabledServers, lookupServer } from "../engine/policy/enabledServers.js";
 
 /**

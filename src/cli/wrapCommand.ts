@@ -11,9 +11,8 @@ import { localRealpath } from "../upstream/localRealpath.js";
 import { PolicyProxy } from "../wrap/policyProxy.js";
 import { allowAllGate, createPolicyGate } from "../engine/policy/policyGate.js";
 import { runStdioWrap } from "../wrap/stdioWrap.js";
-import { addContextOptions } from "./contextOptions.js";
+import { addContextOptions, hasSelectionFlags } from "./contextOptions.js";
 import { describeError } from "./errorReport.js";
-import { hasSelectionFlags } from "./contextOptions.js";
 import type { WrapConfigFlags, WrapPlan } from "./wrapConfigDir.js";
 
 interface WrapOptions extends WrapConfigFlags {

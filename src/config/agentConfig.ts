@@ -1,16 +1,8 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
-import { parseServerSelection, parseToolsMap, type ServerSelection, type ToolsMap } from "./patternList.js";
-import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
+import { parseServerSelection, parseToolsMap } from "./patternList.js";
 
-/** `agents/<name>/config.yaml`: an agent's servers and its per-server whitelists (YAML list values only). */
-export interface AgentConfigFile {
-  kind: "agent";
-  name: string;
-  file: string;
-  /** `null`: the agent does not change which servers are enabled. */
-  mcpServers: ServerSelection | null;
-  mcpTools: ToolsMap | null;
-}
+import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
+import type { AgentConfigFile } from "../engine/model/configDir.js";
 
 export const AGENT_FIELDS = ["mcp_servers", "mcp_tools", "name", "description"] as const;
 

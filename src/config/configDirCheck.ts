@@ -1,4 +1,11 @@
-import type { AgentFile, ConfigDir } from "../engine/model/configDir.js";
+import type {
+  AgentFile,
+  ConfigDir,
+  GraphAgentFile,
+  RoleFile,
+  SessionFile,
+  SkillFile,
+} from "../engine/model/configDir.js";
 import {
   findServer,
   isKnownServerName,
@@ -6,12 +13,8 @@ import {
   serversOfSelection,
 } from "../engine/model/configDir.js";
 import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
-import type { GraphAgentFile } from "./graphFile.js";
-import type { NameRef, ServerSelection, ToolsMap } from "./patternList.js";
-import type { SourceRef } from "../engine/model/policy.js";
-import type { RoleFile } from "./roleFile.js";
-import type { SessionFile } from "./sessionFile.js";
-import type { SkillFile } from "./skillFile.js";
+import type { NameRef, ServerSelection, ToolsMap } from "../engine/model/patternLists.js";
+import type { SourceRef } from "../engine/model/source.js";
 
 /**
  * Checks that need more than one file: names in maps and lists against mcp.json and the aliases of

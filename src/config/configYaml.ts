@@ -1,35 +1,10 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
-import {
-  parseServerSelection,
-  parseToolsMap,
-  type NameRef,
-  type ServerSelection,
-  type ToolsMap,
-} from "./patternList.js";
-import type { SourceRef } from "../engine/model/policy.js";
+import { parseServerSelection, parseToolsMap } from "./patternList.js";
+
+import type { SourceNode } from "../engine/model/source.js";
 import { serverNameProblem } from "./serverName.js";
-import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings, type SourceNode } from "./sourceTree.js";
-
-/** `config.yaml`: the global configuration level. */
-
-/** A `mapping_mcp_servers` entry: one name standing for several servers. */
-export interface ServerAlias {
-  alias: string;
-  at: SourceRef;
-  servers: NameRef[];
-}
-
-export interface GlobalConfig {
-  /** `null` when there is no config.yaml. */
-  file: string | null;
-  /** `null`: no server is enabled by default (the spec's default). */
-  enabledMcpServers: ServerSelection | null;
-  aliases: ServerAlias[];
-  /** The config level's `mcp_tools`; `.set` writes here when no session, agent or role is active. */
-  mcpTools: ToolsMap | null;
-  /** `policy:` as written (relative to the configuration directory) and where. */
-  policy: { path: string; at: SourceRef } | null;
-}
+import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
+import type { GlobalConfig, ServerAlias } from "../engine/model/configDir.js";
 
 export const CONFIG_YAML_FIELDS = [
   "enabled_mcp_servers",

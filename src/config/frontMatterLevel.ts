@@ -1,5 +1,6 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
-import { parseServerSelection, parseToolsMap, type ServerSelection, type ToolsMap } from "./patternList.js";
+import { parseServerSelection, parseToolsMap } from "./patternList.js";
+import type { ServerSelection, ToolsMap } from "../engine/model/patternLists.js";
 import { describeKind, entryOf, parseFrontMatter, unknownKeyWarnings } from "./sourceTree.js";
 
 /**

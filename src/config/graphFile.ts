@@ -1,41 +1,9 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
-import {
-  parseServerSelection,
-  parseToolsMap,
-  type NameRef,
-  type ServerSelection,
-  type ToolsMap,
-} from "./patternList.js";
-import type { SourceRef } from "../engine/model/policy.js";
-import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings, type SourceNode } from "./sourceTree.js";
-
-/**
- * `agents/<name>/graph.yaml`: a graph agent. toolgate reads only what decides MCP tools: the graph's servers,
- * its graph-level `mcp_tools` (applies to every node) and, per node, `type`, `tools` and `mcp_tools`.
- */
-export interface GraphNode {
-  id: string;
-  at: SourceRef;
-  /** `null` when the node has no (string) `type`. */
-  type: string | null;
-  /** `null`: the node has no `tools` field. */
-  tools: string[] | null;
-  /** The servers named by `mcp:<server>` entries of `tools`. */
-  toolServers: NameRef[];
-  /** Node-level whitelists (only `llm` nodes may have them). */
-  mcpTools: ToolsMap | null;
-  mcpToolsAt: SourceRef | null;
-}
-
-export interface GraphAgentFile {
-  kind: "graph";
-  name: string;
-  file: string;
-  /** `null`: no `mcp_servers` field, so no server is available to the nodes. */
-  mcpServers: ServerSelection | null;
-  mcpTools: ToolsMap | null;
-  nodes: GraphNode[];
-}
+import { parseServerSelection, parseToolsMap } from "./patternList.js";
+import type { NameRef } from "../engine/model/patternLists.js";
+import type { SourceRef, SourceNode } from "../engine/model/source.js";
+import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
+import type { GraphNode, GraphAgentFile } from "../engine/model/configDir.js";
 
 export const GRAPH_FIELDS = ["mcp_servers", "mcp_tools", "nodes", "name", "description"] as const;
 export const GRAPH_NODE_FIELDS = ["type", "prompt", "tools", "mcp_tools", "description"] as const;

@@ -1,50 +1,12 @@
 import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
-import { patternsFromSeq, type PatternSource } from "./patternList.js";
-import type { SourceRef } from "../engine/model/policy.js";
+import { patternsFromSeq } from "./patternList.js";
+import type { PatternSource } from "../engine/model/patternLists.js";
+import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
 import { serverNameProblem } from "./serverName.js";
-import {
-  describeKind,
-  entryOf,
-  parseYamlSource,
-  unknownKeyWarnings,
-  type SourceMap,
-  type SourceNode,
-} from "./sourceTree.js";
+import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
+import type { McpJson, McpServerConfig, McpTransport } from "../engine/model/mcpServers.js";
 
-/** `mcp.json`: the servers toolgate may start or reach, and their outermost whitelist (`allowedTools`). */
-
-export type McpTransport = "stdio" | "http" | "sse";
-
-interface McpServerBase {
-  name: string;
-  /** Where the server's key is written. */
-  at: SourceRef;
-  /** `null`: no `allowedTools` field (all tools allowed); `[]`: every tool blocked. */
-  allowedTools: PatternSource[] | null;
-  allowedToolsAt: SourceRef | null;
-}
-
-export interface StdioServerConfig extends McpServerBase {
-  transport: "stdio";
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd: string | null;
-}
-
-export interface RemoteServerConfig extends McpServerBase {
-  transport: "http" | "sse";
-  url: string;
-  headers: Record<string, string>;
-}
-
-export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
-
-export interface McpJson {
-  file: string;
-  /** In file order. Entries with errors are left out (and reported). */
-  servers: McpServerConfig[];
-}
+/** Reads `mcp.json` into the servers of engine/model/mcpServers.ts, with a diagnostic for every entry it rejects. */
 
 export interface McpJsonResult {
   mcp: McpJson;

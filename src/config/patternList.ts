@@ -1,35 +1,14 @@
 import { whitelistPatternProblem } from "../engine/patterns/index.js";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
-import type { SourceRef } from "../engine/model/policy.js";
-import { describeKind, toPlain, type SourceNode, type SourceScalar } from "./sourceTree.js";
+import type { SourceRef, SourceNode, SourceScalar } from "../engine/model/source.js";
+import { describeKind, toPlain } from "./sourceTree.js";
+import type { PatternSource, ToolsMap, ServerSelection, NameRef } from "../engine/model/patternLists.js";
 
 /**
  * Tool-name pattern lists and per-server whitelist maps (`allowedTools`, `mcp_tools`) as every file of the
  * configuration directory writes them. Each file allows a different set of value forms (the spec says which);
  * this module parses all of them and reports the forbidden ones with file and line.
  */
-
-/** One tool-name pattern as written. An invalid one (`problem` set) is kept so views can show it; it matches nothing. */
-export interface PatternSource {
-  /** The pattern text; for a value that is not a string, its source text. */
-  source: string;
-  /** `null` when a `.set` command wrote the pattern. */
-  at: SourceRef | null;
-  /** Why the value cannot be a pattern, or null. */
-  problem: string | null;
-}
-
-/** One entry of an `mcp_tools` map: a server name or a `mapping_mcp_servers` alias. */
-export interface ToolsMapEntry {
-  key: string;
-  /** `null` when a `.set` command wrote the entry. */
-  keyAt: SourceRef | null;
-  /** `[]` blocks every tool of the server. */
-  patterns: PatternSource[];
-}
-
-/** A level's `mcp_tools` map, in file order. An empty map and an absent one both restrict nothing. */
-export type ToolsMap = ToolsMapEntry[];
 
 /** Which value forms a file accepts for each server of its `mcp_tools` map. */
 export interface ToolsValueForms {
@@ -169,15 +148,6 @@ export function parseToolsMap(
     patterns: entryPatterns(e.key, e.value, forms, diagnostics),
   }));
 }
-
-/** A server (or alias) name as written in a list, with where it was written. */
-export interface NameRef {
-  name: string;
-  at: SourceRef;
-}
-
-/** Which servers a level enables: every configured server, or the named servers and aliases. */
-export type ServerSelection = { all: true; at: SourceRef } | { all: false; names: NameRef[]; at: SourceRef };
 
 export interface ServerSelectionForms {
   /** `github,slack` and the bare keyword `all` (config.yaml, roles, skills); lists are always accepted. */

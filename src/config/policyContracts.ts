@@ -5,10 +5,10 @@ import type {
   ScopeContract,
   ScopeMatchMode,
   ScopeType,
-  SourceRef,
 } from "../engine/model/policy.js";
+import type { SourceRef, SourceMap } from "../engine/model/source.js";
 import type { PolicyReader } from "./policyReader.js";
-import { entryOf, unknownKeyWarnings, type SourceMap } from "./sourceTree.js";
+import { entryOf, unknownKeyWarnings } from "./sourceTree.js";
 
 /**
  * `tools.restrict_scope_contract` and `tools.redact_args_contract`. Values outside the accepted sets are

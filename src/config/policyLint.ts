@@ -1,6 +1,7 @@
 import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
-import type { PatternEntry, Policy, SourceRef } from "../engine/model/policy.js";
-import { entryOf, type SourceMap, type SourceNode } from "./sourceTree.js";
+import type { PatternEntry, Policy } from "../engine/model/policy.js";
+import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
+import { entryOf } from "./sourceTree.js";
 import { compilePolicyWildcard, type PolicyWildcard } from "../engine/patterns/index.js";
 
 /**

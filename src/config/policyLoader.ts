@@ -14,13 +14,8 @@ import { readToolPins } from "./policyPins.js";
 import { PolicyReader } from "./policyReader.js";
 import { readSchemas, type SchemasSection } from "./policySchemas.js";
 import { readV1Constraints } from "./policyV1.js";
-import {
-  entryOf,
-  parseYamlSource,
-  unknownKeyWarnings,
-  type SourceEntry,
-  type SourceMap,
-} from "./sourceTree.js";
+import { entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
+import type { SourceEntry, SourceMap } from "../engine/model/source.js";
 
 export interface PolicyLoadResult {
   /** `null` whenever `diagnostics` holds an error: callers refuse to start (fail closed). */

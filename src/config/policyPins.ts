@@ -1,6 +1,7 @@
 import type { ToolPin } from "../engine/model/policy.js";
 import type { PolicyReader } from "./policyReader.js";
-import { entryOf, unknownKeyWarnings, type SourceMap, type SourceNode } from "./sourceTree.js";
+import { entryOf, unknownKeyWarnings } from "./sourceTree.js";
+import type { SourceMap, SourceNode } from "../engine/model/source.js";
 
 const PIN_FIELDS = ["server_id", "tool_name", "schema_hash", "meta_hash", "exact_schema_hash"] as const;
 const SHA256_HEX = /^[0-9a-f]{64}$/;

@@ -1,6 +1,7 @@
 import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
-import type { PatternEntry, SourceRef } from "../engine/model/policy.js";
-import { childPath, describeKind, entryOf, type SourceMap, type SourceNode } from "./sourceTree.js";
+import type { PatternEntry } from "../engine/model/policy.js";
+import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
+import { childPath, describeKind, entryOf } from "./sourceTree.js";
 
 /**
  * Typed reads from a policy's source tree. Every read that rejects a value records a diagnostic naming

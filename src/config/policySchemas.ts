@@ -1,6 +1,7 @@
-import type { SourceRef, ToolSchemaEntry } from "../engine/model/policy.js";
+import type { ToolSchemaEntry } from "../engine/model/policy.js";
+import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
 import type { PolicyReader } from "./policyReader.js";
-import { toPlain, type SourceMap, type SourceNode } from "./sourceTree.js";
+import { toPlain } from "./sourceTree.js";
 
 export interface SchemasSection {
   tools: ToolSchemaEntry[];

@@ -1,6 +1,7 @@
-import type { SourceRef, ToolSchemaEntry } from "../engine/model/policy.js";
+import type { ToolSchemaEntry } from "../engine/model/policy.js";
+import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
 import { isNull, type PolicyReader } from "./policyReader.js";
-import { entryOf, unknownKeyWarnings, type SourceMap, type SourceNode } from "./sourceTree.js";
+import { entryOf, unknownKeyWarnings } from "./sourceTree.js";
 
 /**
  * v1 `constraints`, in either shape assay reads:

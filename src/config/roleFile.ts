@@ -1,16 +1,7 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
 import { parseFrontMatterMcp } from "./frontMatterLevel.js";
-import type { ServerSelection, ToolsMap } from "./patternList.js";
 
-/** `roles/<name>.md`: a role's MCP settings from its YAML metadata header. */
-export interface RoleFile {
-  name: string;
-  file: string;
-  /** `null`: the role does not change which servers are enabled. */
-  enabledMcpServers: ServerSelection | null;
-  /** `null`: no role-level filter (the spec's default). */
-  mcpTools: ToolsMap | null;
-}
+import type { RoleFile } from "../engine/model/configDir.js";
 
 export const ROLE_FIELDS = ["enabled_mcp_servers", "mcp_tools", "name", "description"] as const;
 

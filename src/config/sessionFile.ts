@@ -2,21 +2,10 @@ import { isMap, parseDocument } from "yaml";
 import { ToolgateError } from "../engine/errors.js";
 import { whitelistPatternProblem } from "../engine/patterns/index.js";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
-import { parseToolsMap, type ToolsMap } from "./patternList.js";
+import { parseToolsMap } from "./patternList.js";
+import type { ToolsMap } from "../engine/model/patternLists.js";
 import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
-
-/**
- * `sessions/<name>.yaml`: the session level. Its map comes only from `.set mcp_tools.<server>` (sessions do not
- * inherit the role's map); toolgate persists it here. Values may be YAML lists (what toolgate writes) or
- * comma-separated strings (what `.set` takes).
- */
-export interface SessionFile {
-  name: string;
-  file: string;
-  /** False for a session that has no file yet (it is created by the first `.set`). */
-  exists: boolean;
-  mcpTools: ToolsMap | null;
-}
+import type { SessionFile } from "../engine/model/configDir.js";
 
 export const SESSION_FIELDS = ["mcp_tools"] as const;
 

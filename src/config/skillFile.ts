@@ -1,15 +1,7 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
 import { parseFrontMatterMcp } from "./frontMatterLevel.js";
-import type { ServerSelection, ToolsMap } from "./patternList.js";
 
-/** `skills/<name>/SKILL.md`: a skill's MCP settings from its front matter. */
-export interface SkillFile {
-  name: string;
-  file: string;
-  /** The servers the skill enables while loaded; its `mcp_tools` entries apply only to these. */
-  enabledMcpServers: ServerSelection | null;
-  mcpTools: ToolsMap | null;
-}
+import type { SkillFile } from "../engine/model/configDir.js";
 
 /** `name` and `description` are the Agent Skills standard's own fields; toolgate reads only the MCP ones. */
 export const SKILL_FIELDS = ["enabled_mcp_servers", "mcp_tools", "name", "description"] as const;

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import type { ContextSelection } from "../engine/model/configDir.js";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
-import type { SourceRef } from "../engine/model/policy.js";
-import { describeKind, parseYamlSource, type SourceMap, type SourceNode } from "./sourceTree.js";
+import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
+import { describeKind, parseYamlSource } from "./sourceTree.js";
 
 /**
  * `--tokens FILE`: the bearer tokens `toolgate serve --http` accepts, each bound to the context its clients

@@ -2,7 +2,7 @@ import { loadSession } from "../config/configDir.js";
 import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
 import { hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import { findServer } from "../engine/model/configDir.js";
-import type { McpServerConfig } from "../config/mcpJson.js";
+import type { McpServerConfig } from "../engine/model/mcpServers.js";
 import { enabledServers } from "../engine/policy/enabledServers.js";
 import type { ToolGate } from "../engine/model/gate.js";
 import type { ActivePolicy } from "../engine/policy/policyLayer.js";

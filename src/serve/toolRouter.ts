@@ -1,6 +1,6 @@
 import type { ApprovalRecord, CallOutcome, HiddenTool } from "../audit/events.js";
 import { auditRule } from "../audit/events.js";
-import type { McpServerConfig } from "../config/mcpJson.js";
+import type { McpServerConfig } from "../engine/model/mcpServers.js";
 import { denyResponse } from "../session/denyResult.js";
 import type { ApprovalOutcome } from "../wrap/approvalAsker.js";
 import { approvalRequestParams } from "../session/approvalQuestion.js";
@@ -9,9 +9,15 @@ import type { JsonObject } from "../engine/rpc/jsonRpc.js";
 import { planObligations, type RejectedArtifact } from "../session/obligations.js";
 import { approvalRecord, notApprovedText } from "../wrap/policyProxy.js";
 import { sdkUnknownToolAnswer } from "../session/unknownToolAnswer.js";
-import { findApprovalArtifact, stripApproval, type ApprovalEvidence } from "../engine/controls/approval.js";
-import type { RealpathHook } from "../engine/controls/scope.js";
-import type { CallContext, Rule, SessionCounters, Violation } from "../engine/model/decision.js";
+import { findApprovalArtifact, stripApproval } from "../engine/controls/approval.js";
+import type { ApprovalEvidence } from "../engine/model/approval.js";
+import type {
+  RealpathHook,
+  CallContext,
+  Rule,
+  SessionCounters,
+  Violation,
+} from "../engine/model/decision.js";
 import type { ToolContext, ToolGate } from "../engine/model/gate.js";
 import type { Extra, ServeMode } from "./gatewaySession.js";
 import {

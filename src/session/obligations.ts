@@ -1,4 +1,4 @@
-import type { ApprovalEvidence } from "../engine/controls/approval.js";
+import type { ApprovalEvidence } from "../engine/model/approval.js";
 import type { Decision, Rule } from "../engine/model/decision.js";
 import type { ReasonCode } from "../engine/model/reasonCodes.js";
 

@@ -1,6 +1,6 @@
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import type { RealpathHook } from "../engine/controls/scope.js";
+import type { RealpathHook } from "../engine/model/decision.js";
 
 /**
  * The realpath hook for a server that shares toolgate's filesystem (`toolgate wrap` runs it locally):

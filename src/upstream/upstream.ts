@@ -11,7 +11,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { McpServerConfig, McpTransport } from "../config/mcpJson.js";
+import type { McpServerConfig, McpTransport } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
 import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
 import { describeTarget } from "./serverTarget.js";

@@ -1,6 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
-import type { McpServerConfig } from "../config/mcpJson.js";
+import type { McpServerConfig } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
 import type { Upstream, UpstreamOptions } from "./upstream.js";
 import { ServerCatalog, type CatalogSnapshot, type CatalogTool } from "../session/serverCatalog.js";

@@ -9,15 +9,20 @@ import {
 } from "../audit/events.js";
 import type { AuditSink } from "../audit/sink.js";
 import {
-  APPROVAL_DIGEST_PROFILE,
   approvalDigest,
   findApprovalArtifact,
   stripApproval,
-  type ApprovalEvidence,
   type ApprovalLookup,
 } from "../engine/controls/approval.js";
-import type { RealpathHook } from "../engine/controls/scope.js";
-import type { CallContext, Rule, SessionCounters, Violation } from "../engine/model/decision.js";
+import { APPROVAL_DIGEST_PROFILE } from "../engine/model/approval.js";
+import type { ApprovalEvidence } from "../engine/model/approval.js";
+import type {
+  RealpathHook,
+  CallContext,
+  Rule,
+  SessionCounters,
+  Violation,
+} from "../engine/model/decision.js";
 import type { ToolContext, ToolGate } from "../engine/model/gate.js";
 import { extractToolSchemaTexts } from "../engine/pins/exactHash.js";
 import { ApprovalAsker, type ApprovalOutcome } from "./approvalAsker.js";

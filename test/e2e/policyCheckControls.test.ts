@@ -4,7 +4,8 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { APPROVAL_DIGEST_PROFILE, approvalDigest } from "../../src/engine/controls/approval.js";
+import { approvalDigest } from "../../src/engine/controls/approval.js";
+import { APPROVAL_DIGEST_PROFILE } from "../../src/engine/model/approval.js";
 import { CLI, tempDir } from "./helpers.js";
 
 const dir = tempDir("tg-check-");

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { McpServerConfig } from "../../src/config/mcpJson.js";
+import type { McpServerConfig } from "../../src/engine/model/mcpServers.js";
 import { ToolgateError } from "../../src/engine/errors.js";
 import { capabilityNames, connectUpstream, type Upstream } from "../../src/upstream/upstream.js";
 import { createCatalogServer } from "../fixtures/servers/catalogServer.mjs";

@@ -5,7 +5,8 @@ import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { APPROVAL_DIGEST_PROFILE, approvalDigest } from "../../src/engine/controls/approval.js";
+import { approvalDigest } from "../../src/engine/controls/approval.js";
+import { APPROVAL_DIGEST_PROFILE } from "../../src/engine/model/approval.js";
 import { pinForTool } from "../../src/engine/pins/exactHash.js";
 import {
   connect,

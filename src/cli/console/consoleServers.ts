@@ -7,7 +7,7 @@ import {
   type ContextSelection,
 } from "../../engine/model/configDir.js";
 import { formatDiagnostic } from "../../engine/model/diagnostics.js";
-import type { McpServerConfig } from "../../config/mcpJson.js";
+import type { McpServerConfig } from "../../engine/model/mcpServers.js";
 import type { Upstream } from "../../upstream/upstream.js";
 import { enabledServers } from "../../engine/policy/enabledServers.js";
 import { deadPatternDiagnostics, deadPatterns } from "../../engine/policy/explain.js";

@@ -8,7 +8,7 @@ import {
 } from "../../config/configDir.js";
 import { findServer, type ConfigDir, type ContextSelection } from "../../engine/model/configDir.js";
 import { formatDiagnostic, hasErrors } from "../../engine/model/diagnostics.js";
-import type { McpServerConfig } from "../../config/mcpJson.js";
+import type { McpServerConfig } from "../../engine/model/mcpServers.js";
 import type { Upstream } from "../../upstream/upstream.js";
 import { capabilityNames } from "../../upstream/upstream.js";
 import { buildServerList } from "../../engine/policy/enabledServers.js";

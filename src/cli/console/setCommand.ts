@@ -7,7 +7,7 @@ import {
   type ConfigDir,
   type ContextSelection,
 } from "../../engine/model/configDir.js";
-import type { ToolsMap } from "../../config/patternList.js";
+import type { ToolsMap } from "../../engine/model/patternLists.js";
 import { serializeSessionFile } from "../../config/sessionFile.js";
 import { ToolgateError } from "../../engine/errors.js";
 import {

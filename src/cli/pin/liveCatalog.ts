@@ -1,6 +1,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListToolsResultSchema, type Implementation } from "@modelcontextprotocol/sdk/types.js";
-import type { McpServerConfig } from "../../config/mcpJson.js";
+import type { McpServerConfig } from "../../engine/model/mcpServers.js";
 import { ToolgateError } from "../../engine/errors.js";
 import { recordingTransport, type RecordingTarget } from "../../upstream/rawRecording.js";
 import { describeTarget } from "../../upstream/serverTarget.js";

@@ -1,4 +1,4 @@
-import type { SourceRef } from "../../engine/model/policy.js";
+import type { SourceRef } from "../../engine/model/source.js";
 import {
   deadPatternMessage,
   deadPatterns,

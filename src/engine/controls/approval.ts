@@ -3,6 +3,7 @@ import { sha256Hex } from "../pins/hashes.js";
 import { isPlainObject } from "./argumentTargets.js";
 import { canonicalResource } from "./resourceForm.js";
 import { parseRfc3339 } from "./rfc3339.js";
+import { APPROVAL_DIGEST_PROFILE, type ApprovalEvidence, type ApprovalSummary } from "../model/approval.js";
 
 /**
  * The approval artifact of the reference format (`_meta.approval`), checked without asking anyone.
@@ -28,7 +29,6 @@ import { parseRfc3339 } from "./rfc3339.js";
  * that the decision's summary fields are projected from. It is not proof of what a person saw.
  */
 
-export const APPROVAL_DIGEST_PROFILE = "assay.approval_artifact.structured_meta_jcs.v0";
 export const APPROVAL_CLOCK_SKEW_MS = 60_000;
 
 export interface ApprovalArtifact {
@@ -40,24 +40,6 @@ export interface ApprovalArtifact {
   /** Empty when the artifact binds no resource. */
   boundResources: string[];
   scope?: string;
-}
-
-/** The artifact's fields as recorded with the decision (the reference format's names). */
-export interface ApprovalSummary {
-  approval_id: string;
-  approver: string;
-  issued_at: string;
-  expires_at: string;
-  bound_tool: string;
-  bound_resource?: string | string[];
-  scope?: string;
-}
-
-export interface ApprovalEvidence {
-  /** `sha256:<hex>` over the artifact's RFC 8785 form. */
-  digest: string;
-  profile: typeof APPROVAL_DIGEST_PROFILE;
-  summary: ApprovalSummary;
 }
 
 export type ApprovalCheck =

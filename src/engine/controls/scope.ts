@@ -1,5 +1,5 @@
 import type { ScopeContract } from "../model/policy.js";
-import type { Violation } from "../model/decision.js";
+import type { Violation, RealpathHook } from "../model/decision.js";
 import { findTargets, isPlainObject, type ArgumentTarget } from "./argumentTargets.js";
 import { containedBySegment, pathShape, pathVariants, shapeText, type PathShape } from "./pathForm.js";
 import { resourceForm, resourceMatches } from "./resourceForm.js";
@@ -25,15 +25,6 @@ export type ScopeContractInput = Pick<
   ScopeContract,
   "scopeType" | "scopeValue" | "scopeMatchMode" | "pathArguments" | "realpath"
 >;
-
-/**
- * Resolves symbolic links the way the server's filesystem would (the gateway passes a wrapper around
- * `fs.realpathSync.native` when the server shares toolgate's filesystem). Returns the resolved absolute
- * path, or `null` when the path does not exist (ENOENT/ENOTDIR); anything else should throw. For a path
- * that does not exist yet (a file about to be written) the nearest existing ancestor is resolved and the
- * rest appended, so a symlinked parent directory is still caught.
- */
-export type RealpathHook = (path: string) => string | null;
 
 export interface ScopeEvaluation {
   violations: Violation[];

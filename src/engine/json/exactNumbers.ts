@@ -1,5 +1,6 @@
 import { scanStrictJson } from "./scanner.js";
-import { DEFAULT_MAX_JSON_DEPTH, type StrictJsonError } from "./strictJson.js";
+import { DEFAULT_MAX_JSON_DEPTH } from "./strictJson.js";
+import type { StrictJsonError } from "./scanner.js";
 
 /**
  * JSON parsing that keeps what a double loses: an integer literal (no fraction, no exponent) outside the

@@ -1,5 +1,4 @@
 import { escapePointerToken } from "./pointer.js";
-import type { StrictJsonError } from "./strictJson.js";
 
 const TAB = 0x09;
 const LF = 0x0a;
@@ -399,3 +398,17 @@ function describe(text: string, pos: number): string {
   }
   return `character '${String.fromCodePoint(cp)}'`;
 }
+
+/**
+ * Why a text is not strict JSON. `offset` is an index into the text (UTF-16 code units, as JavaScript
+ * strings count). `path` is the JSON pointer of the offending value or member: for a duplicate name, the
+ * duplicate member; for nesting too deep, the array or object that went one level too far; for a syntax
+ * error, the value being read (or the object whose member name was expected).
+ */
+export type StrictJsonError = {
+  ok: false;
+  code: "E_JSON_SYNTAX" | "E_JSON_DUPLICATE_KEY" | "E_JSON_TOO_DEEP";
+  message: string;
+  offset: number;
+  path?: string;
+};

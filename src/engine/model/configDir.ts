@@ -1,11 +1,6 @@
-import type { AgentConfigFile } from "../../config/agentConfig.js";
-import type { GlobalConfig, ServerAlias } from "../../config/configYaml.js";
-import type { GraphAgentFile } from "../../config/graphFile.js";
-import type { McpJson, McpServerConfig } from "../../config/mcpJson.js";
-import type { ServerSelection } from "../../config/patternList.js";
-import type { RoleFile } from "../../config/roleFile.js";
-import type { SessionFile } from "../../config/sessionFile.js";
-import type { SkillFile } from "../../config/skillFile.js";
+import type { McpJson, McpServerConfig } from "./mcpServers.js";
+import type { ServerSelection, ToolsMap, NameRef } from "./patternLists.js";
+import type { SourceRef } from "./source.js";
 
 /**
  * Everything loaded from a configuration directory (DESIGN §4). Roles, agents, sessions and skills are loaded
@@ -67,4 +62,95 @@ export function serversOfSelection(config: ConfigDir, selection: ServerSelection
 /** True when `name` is a configured server or an alias. */
 export function isKnownServerName(config: ConfigDir, name: string): boolean {
   return findServer(config, name) !== undefined || findAlias(config, name) !== undefined;
+}
+
+/** `agents/<name>/config.yaml`: an agent's servers and its per-server whitelists (YAML list values only). */
+export interface AgentConfigFile {
+  kind: "agent";
+  name: string;
+  file: string;
+  /** `null`: the agent does not change which servers are enabled. */
+  mcpServers: ServerSelection | null;
+  mcpTools: ToolsMap | null;
+}
+
+/** `config.yaml`: the global configuration level. */
+
+/** A `mapping_mcp_servers` entry: one name standing for several servers. */
+export interface ServerAlias {
+  alias: string;
+  at: SourceRef;
+  servers: NameRef[];
+}
+
+export interface GlobalConfig {
+  /** `null` when there is no config.yaml. */
+  file: string | null;
+  /** `null`: no server is enabled by default (the spec's default). */
+  enabledMcpServers: ServerSelection | null;
+  aliases: ServerAlias[];
+  /** The config level's `mcp_tools`; `.set` writes here when no session, agent or role is active. */
+  mcpTools: ToolsMap | null;
+  /** `policy:` as written (relative to the configuration directory) and where. */
+  policy: { path: string; at: SourceRef } | null;
+}
+
+/**
+ * `agents/<name>/graph.yaml`: a graph agent. toolgate reads only what decides MCP tools: the graph's servers,
+ * its graph-level `mcp_tools` (applies to every node) and, per node, `type`, `tools` and `mcp_tools`.
+ */
+export interface GraphNode {
+  id: string;
+  at: SourceRef;
+  /** `null` when the node has no (string) `type`. */
+  type: string | null;
+  /** `null`: the node has no `tools` field. */
+  tools: string[] | null;
+  /** The servers named by `mcp:<server>` entries of `tools`. */
+  toolServers: NameRef[];
+  /** Node-level whitelists (only `llm` nodes may have them). */
+  mcpTools: ToolsMap | null;
+  mcpToolsAt: SourceRef | null;
+}
+
+export interface GraphAgentFile {
+  kind: "graph";
+  name: string;
+  file: string;
+  /** `null`: no `mcp_servers` field, so no server is available to the nodes. */
+  mcpServers: ServerSelection | null;
+  mcpTools: ToolsMap | null;
+  nodes: GraphNode[];
+}
+
+/** `roles/<name>.md`: a role's MCP settings from its YAML metadata header. */
+export interface RoleFile {
+  name: string;
+  file: string;
+  /** `null`: the role does not change which servers are enabled. */
+  enabledMcpServers: ServerSelection | null;
+  /** `null`: no role-level filter (the spec's default). */
+  mcpTools: ToolsMap | null;
+}
+
+/**
+ * `sessions/<name>.yaml`: the session level. Its map comes only from `.set mcp_tools.<server>` (sessions do not
+ * inherit the role's map); toolgate persists it here. Values may be YAML lists (what toolgate writes) or
+ * comma-separated strings (what `.set` takes).
+ */
+export interface SessionFile {
+  name: string;
+  file: string;
+  /** False for a session that has no file yet (it is created by the first `.set`). */
+  exists: boolean;
+  mcpTools: ToolsMap | null;
+}
+
+/** `skills/<name>/SKILL.md`: a skill's MCP settings from its front matter. */
+export interface SkillFile {
+  name: string;
+  file: string;
+  /** The servers the skill enables while loaded; its `mcp_tools` entries apply only to these. */
+  enabledMcpServers: ServerSelection | null;
+  mcpTools: ToolsMap | null;
 }

@@ -1,6 +1,6 @@
-import type { RedactContract, SourceRef } from "./policy.js";
-import type { ApprovalEvidence } from "../controls/approval.js";
-import type { RealpathHook } from "../controls/scope.js";
+import type { RedactContract } from "./policy.js";
+import type { SourceRef } from "./source.js";
+import type { ApprovalEvidence } from "./approval.js";
 import type { ReasonCode } from "./reasonCodes.js";
 
 /** The rule that decided: a policy entry, a whitelist layer's pattern, a limit, an enforcement setting. */
@@ -97,3 +97,12 @@ export interface CallContext {
   /** Resolves symlinks for `realpath: true` scopes (see controls/scope.ts RealpathHook). */
   realpath?: RealpathHook;
 }
+
+/**
+ * Resolves symbolic links the way the server's filesystem would (the gateway passes a wrapper around
+ * `fs.realpathSync.native` when the server shares toolgate's filesystem). Returns the resolved absolute
+ * path, or `null` when the path does not exist (ENOENT/ENOTDIR); anything else should throw. For a path
+ * that does not exist yet (a file about to be written) the nearest existing ancestor is resolved and the
+ * rest appended, so a symlinked parent directory is still caught.
+ */
+export type RealpathHook = (path: string) => string | null;

@@ -1,4 +1,4 @@
-import type { SourceRef } from "./policy.js";
+import type { SourceRef } from "./source.js";
 
 /** A finding about an input file: always names file, line, column and the field path it is about. */
 export interface Diagnostic {

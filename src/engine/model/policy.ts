@@ -1,19 +1,10 @@
+import type { SourceNode, SourceRef } from "./source.js";
+
 /**
  * The normalized policy, whatever version the file was written in. Loading (src/config/policyLoader.ts)
  * produces it; the policy engine (src/policy/) compiles and decides with it. Every name rule keeps where
  * it came from so a decision can cite the rule that decided it.
  */
-
-import type { SourceNode } from "../../config/sourceTree.js";
-
-/** Where a value sits in its source file. */
-export interface SourceRef {
-  file: string;
-  /** Field path, e.g. `tools.deny[1]`. */
-  path: string;
-  line: number;
-  column: number;
-}
 
 /** One entry of a name list (`tools.allow`, `tools.deny`, `tools.approval_required` …). */
 export interface PatternEntry {

@@ -1,6 +1,6 @@
 import type { ConfigDir, ContextSelection } from "../model/configDir.js";
 import { findAlias, findServer, serversNamedBy, serversOfSelection } from "../model/configDir.js";
-import type { McpServerConfig } from "../../config/mcpJson.js";
+import type { McpServerConfig } from "../model/mcpServers.js";
 import { levelLabel, resolveLayers } from "./layers.js";
 
 /**

@@ -1,7 +1,7 @@
 import type { ConfigDir, ContextSelection } from "../model/configDir.js";
 import { findServer, serversNamedBy, serversOfSelection } from "../model/configDir.js";
-import type { PatternSource, ToolsMap } from "../../config/patternList.js";
-import type { SourceRef } from "../model/policy.js";
+import type { PatternSource, ToolsMap } from "../model/patternLists.js";
+import type { SourceRef } from "../model/source.js";
 import { ToolgateError } from "../errors.js";
 import { compileWhitelistGlob, type WhitelistGlob } from "../patterns/index.js";
 import type { Rule } from "../model/decision.js";

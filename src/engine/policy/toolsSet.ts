@@ -1,6 +1,6 @@
 import type { ConfigDir, ContextSelection } from "../model/configDir.js";
 import { isKnownServerName, serversNamedBy } from "../model/configDir.js";
-import type { ToolsMap } from "../../config/patternList.js";
+import type { ToolsMap } from "../model/patternLists.js";
 import { ToolgateError } from "../errors.js";
 import { whitelistPatternProblem } from "../patterns/index.js";
 import { isEnabled } from "./enabledServers.js";

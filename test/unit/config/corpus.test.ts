@@ -1,7 +1,8 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { loadPolicyText } from "../../../src/config/policyLoader.js";
-import type { PatternEntry, Policy, SourceRef } from "../../../src/engine/model/policy.js";
+import type { PatternEntry, Policy } from "../../../src/engine/model/policy.js";
+import type { SourceRef } from "../../../src/engine/model/source.js";
 import { lintPolicy } from "../../../src/config/policyLint.js";
 import { CORPUS_DIR, corpusCases } from "./corpusFiles.js";
 

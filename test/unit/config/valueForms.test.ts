@@ -3,7 +3,7 @@ import { parseAgentConfig } from "../../../src/config/agentConfig.js";
 import { parseConfigYaml } from "../../../src/config/configYaml.js";
 import type { Diagnostic } from "../../../src/engine/model/diagnostics.js";
 import { parseGraphFile } from "../../../src/config/graphFile.js";
-import type { ServerSelection, ToolsMap } from "../../../src/config/patternList.js";
+import type { ServerSelection, ToolsMap } from "../../../src/engine/model/patternLists.js";
 import { parseRoleFile } from "../../../src/config/roleFile.js";
 import { parseSessionFile } from "../../../src/config/sessionFile.js";
 import { parseSkillFile } from "../../../src/config/skillFile.js";

@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { McpServerConfig } from "../../../src/config/mcpJson.js";
+import type { McpServerConfig } from "../../../src/engine/model/mcpServers.js";
 import type { Upstream, UpstreamOptions } from "../../../src/upstream/upstream.js";
 
 export interface FakeCatalogs {

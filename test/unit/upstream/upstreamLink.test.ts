@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { McpServerConfig } from "../../../src/config/mcpJson.js";
+import type { McpServerConfig } from "../../../src/engine/model/mcpServers.js";
 import type { Upstream, UpstreamOptions } from "../../../src/upstream/upstream.js";
 import { allowAllGate } from "../../../src/engine/policy/policyGate.js";
 import { GatewaySession } from "../../../src/serve/gatewaySession.js";

@@ -13,7 +13,8 @@ import type {
 import { PolicyProxy, type PolicyProxyOptions } from "../../../src/wrap/policyProxy.js";
 import { metaHash, schemaHash } from "../../../src/engine/pins/hashes.js";
 import { compilePolicy } from "../../../src/engine/policy/compile.js";
-import { APPROVAL_DIGEST_PROFILE, approvalDigest } from "../../../src/engine/controls/approval.js";
+import { approvalDigest } from "../../../src/engine/controls/approval.js";
+import { APPROVAL_DIGEST_PROFILE } from "../../../src/engine/model/approval.js";
 import type { ToolDefinition } from "../../../src/engine/model/gate.js";
 import { createPolicyGate } from "../../../src/engine/policy/policyGate.js";
 

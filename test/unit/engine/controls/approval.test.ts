@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   APPROVAL_CLOCK_SKEW_MS,
-  APPROVAL_DIGEST_PROFILE,
   checkApprovalArtifact,
   findApprovalArtifact,
   stripApproval,
 } from "../../../../src/engine/controls/approval.js";
+import { APPROVAL_DIGEST_PROFILE } from "../../../../src/engine/model/approval.js";
 import { callResources } from "../../../../src/engine/controls/callResources.js";
 import { parseRfc3339 } from "../../../../src/engine/controls/rfc3339.js";
 

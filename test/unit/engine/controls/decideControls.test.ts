@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { formatDiagnostic } from "../../../../src/engine/model/diagnostics.js";
 import { loadPolicyText } from "../../../../src/config/policyLoader.js";
 import { compilePolicy } from "../../../../src/engine/policy/compile.js";
-import { APPROVAL_DIGEST_PROFILE, approvalDigest } from "../../../../src/engine/controls/approval.js";
+import { approvalDigest } from "../../../../src/engine/controls/approval.js";
+import { APPROVAL_DIGEST_PROFILE } from "../../../../src/engine/model/approval.js";
 import { decideCall } from "../../../../src/engine/policy/decide.js";
 import type { CallContext, Decision } from "../../../../src/engine/model/decision.js";
 

@@ -4,7 +4,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import type { ScopeMatchMode, ScopeType } from "../../../../src/engine/model/policy.js";
-import { checkScope, type RealpathHook } from "../../../../src/engine/controls/scope.js";
+import { checkScope } from "../../../../src/engine/controls/scope.js";
+import type { RealpathHook } from "../../../../src/engine/model/decision.js";
 
 /**
  * The scope corpus: test/corpus/scope/*.yaml. Each document is a contract, an optional input schema and

@@ -1,15 +1,18 @@
 import { parseAgentConfig } from "../../../../src/config/agentConfig.js";
 import { checkConfigDir } from "../../../../src/config/configDirCheck.js";
-import type { AgentFile, ConfigDir } from "../../../../src/engine/model/configDir.js";
+import type {
+  AgentFile,
+  ConfigDir,
+  RoleFile,
+  SessionFile,
+  SkillFile,
+} from "../../../../src/engine/model/configDir.js";
 import { emptyGlobalConfig, parseConfigYaml } from "../../../../src/config/configYaml.js";
 import type { Diagnostic } from "../../../../src/engine/model/diagnostics.js";
 import { parseGraphFile } from "../../../../src/config/graphFile.js";
 import { parseMcpJson } from "../../../../src/config/mcpJson.js";
-import type { RoleFile } from "../../../../src/config/roleFile.js";
 import { parseRoleFile } from "../../../../src/config/roleFile.js";
-import type { SessionFile } from "../../../../src/config/sessionFile.js";
 import { parseSessionFile } from "../../../../src/config/sessionFile.js";
-import type { SkillFile } from "../../../../src/config/skillFile.js";
 import { parseSkillFile } from "../../../../src/config/skillFile.js";
 
 export interface ConfigTexts {
