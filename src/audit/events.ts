@@ -25,6 +25,12 @@ interface EventBase {
   policy_digest: string | null;
   /** The JSON-RPC id of the client request this event is about. */
   request_id: string | number | null;
+  /** serve only: the upstream server the event is about (`null`: none, e.g. a name no server has). */
+  server?: string | null;
+  /** serve only: the client (the token's name over HTTP, `stdio` otherwise). */
+  client?: string;
+  /** serve's meta-tool mode only: the meta tool the client called. */
+  via?: string;
 }
 
 export interface ToolCallEvent extends EventBase {

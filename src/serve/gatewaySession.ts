@@ -18,19 +18,19 @@ import {
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AuditSink } from "../audit/sink.js";
-import type { ApprovalOutcome } from "../wrap/approvalAsker.js";
-import { readApprovalAnswer } from "../session/approvalQuestion.js";
+import { readApprovalAnswer, type ApprovalOutcome } from "../session/approvalQuestion.js";
 import { clientElicitsForms } from "../session/clientCapabilities.js";
-import { REQUEST_REFUSED, type JsonObject } from "../engine/rpc/jsonRpc.js";
+import { ToolSession } from "../session/toolSession.js";
+import type { JsonObject } from "../engine/rpc/jsonRpc.js";
 import { localRealpath } from "../upstream/localRealpath.js";
 import type { Upstream } from "../upstream/upstream.js";
-import type { SessionCounters } from "../engine/model/decision.js";
 import { decodeCursor, encodeCursor, type ListPosition } from "./cursor.js";
 import { exposedName, exposedResourceUri, splitExposedName, splitResourceUri } from "./naming.js";
 import { isConnectionLoss, isTimeout, relayed, RelayedError } from "./relay.js";
-import { ServeAudit } from "./serveAudit.js";
 import type { SessionContext } from "./sessionContext.js";
+import type { ServeMode } from "./serveMode.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
+import type { ServerView } from "../session/serverView.js";
 import {
   UpstreamLink,
   UpstreamUnavailable,
@@ -43,8 +43,6 @@ import {
   rewriteResourceList,
   rewriteTemplateList,
 } from "./uriRewrite.js";
-
-export type ServeMode = "direct" | "meta";
 
 export interface SessionOptions {
   mode: ServeMode;
@@ -62,6 +60,10 @@ export interface SessionOptions {
   backoff: Backoff;
   /** How long a call under `approval_required` waits for the person's answer (default 120 s). */
   approvalTimeoutMs?: number;
+  /** Decide and record, but forward everything (the audit log says `would-deny` / `would-hide`). */
+  dryRun?: boolean;
+  /** One readable line per decision on stderr. */
+  verbose?: boolean;
   log: (line: string) => void;
 }
 
@@ -87,8 +89,7 @@ export class GatewaySession {
   readonly server: Server;
   private readonly slots = new Map<string, ServerSlot>();
   private readonly order: string[];
-  private readonly counters: SessionCounters = { requests: 0, toolCalls: 0 };
-  private readonly audit: ServeAudit;
+  private readonly session: ToolSession;
   private readonly tools: ToolRouter;
   /** Client requests waiting on each server, oldest first: where a server's own messages are related to. */
   private readonly inFlight = new Map<string, RequestId[]>();
@@ -111,16 +112,24 @@ export class GatewaySession {
         logging: {},
       },
     });
-    this.audit = new ServeAudit(
-      options.audit,
-      options.sessionId,
-      context.client,
-      context.policy.policyDigest,
-      options.log,
-    );
+    this.session = new ToolSession({
+      identity: { session: options.sessionId, client: context.client },
+      audit: options.audit,
+      limits: context.policy,
+      dryRun: options.dryRun === true,
+      verbose: options.verbose === true,
+      approvalTimeoutMs: this.approvalTimeoutMs,
+      log: options.log,
+    });
     this.order = context.servers.map((s) => s.name);
     for (const config of context.servers) {
       const name = config.name;
+      const view: ServerView = { gate: context.gates.get(name)!, name, serverId: () => name };
+      // A stdio server shares toolgate's filesystem, so `realpath: true` scopes resolve links as it would.
+      if (config.transport === "stdio") {
+        const base = options.baseDir ?? process.cwd();
+        view.realpath = localRealpath(config.cwd === null ? process.cwd() : resolve(base, config.cwd));
+      }
       const link = new UpstreamLink({
         server: config,
         connect: options.connect,
@@ -132,32 +141,23 @@ export class GatewaySession {
           setup: (client) => this.setupUpstreamClient(name, client),
           onUp: (upstream, reconnected) => this.upstreamUp(name, upstream, reconnected),
           onDown: () => {},
-          onCatalog: (tools) => {
-            const warnings = context.gates.get(name)?.catalogWarnings?.([...tools.keys()], name) ?? [];
-            for (const warning of warnings) options.log(`[${name}] ${warning}`);
-          },
+          onCatalog: (snapshot) => this.session.catalogFetched(view, snapshot),
           log: options.log,
         },
       });
-      const slot: ServerSlot = { name, config, gate: context.gates.get(name)!, link };
-      // A stdio server shares toolgate's filesystem, so `realpath: true` scopes resolve links as it would.
-      if (config.transport === "stdio") {
-        const base = options.baseDir ?? process.cwd();
-        slot.realpath = localRealpath(config.cwd === null ? process.cwd() : resolve(base, config.cwd));
-      }
-      this.slots.set(name, slot);
+      this.slots.set(name, { name, config, link, view });
     }
     this.tools = new ToolRouter({
       mode: options.mode,
       slots: this.slots,
       order: this.order,
-      counters: this.counters,
-      policy: context.policy,
-      audit: this.audit,
-      forward: (slot, method, params, extra) => this.forward(slot, method, params, extra),
-      canElicit: () => clientElicitsForms({ capabilities: this.server.getClientCapabilities() ?? {} }),
-      askApproval: (question, extra) => this.askApproval(question, extra),
-      approvalTimeoutMs: this.approvalTimeoutMs,
+      session: this.session,
+      forward: (slot, method, params, extra) => this.forward(slot, method, params, extra as Extra),
+      cannotAsk: () =>
+        clientElicitsForms({ capabilities: this.server.getClientCapabilities() ?? {} })
+          ? null
+          : "the client did not declare form-mode elicitation in initialize",
+      askApproval: (question, extra) => this.askApproval(question, extra as Extra),
       log: options.log,
     });
 
@@ -232,20 +232,10 @@ export class GatewaySession {
     }
   }
 
-  /**
-   * Counts a non-call request against `max_requests_total` (DESIGN §4) and refuses it when the limit is
-   * reached, with the same error `wrap` answers.
-   */
+  /** Counts a non-call request against `max_requests_total` and refuses it when the limit is reached. */
   private countRequest(method: string, requestId: RequestId = "(setLevel)"): void {
-    const before = { requests: this.counters.requests, toolCalls: this.counters.toolCalls };
-    this.counters.requests++;
-    if (!this.options.context.policy.requestLimitReached(before)) return;
-    const reason = `limit reached: this session already made ${before.requests} requests, the policy's limits.max_requests_total`;
-    this.audit.refused(requestId, method, "E_RATE_LIMIT", null, reason);
-    throw new RelayedError(REQUEST_REFUSED, `Request refused by policy: E_RATE_LIMIT ${reason}`, {
-      error_code: "E_RATE_LIMIT",
-      reason,
-    });
+    const refused = this.session.limitRequest(requestId, method, this.session.countRequest(false));
+    if (refused !== null) throw new RelayedError(refused.code, refused.message, refused.data);
   }
 
   private slotOf(server: string): ServerSlot | undefined {

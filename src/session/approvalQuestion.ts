@@ -65,6 +65,12 @@ export type ApprovalAnswer =
   | { approved: true }
   | { approved: false; outcome: "decline" | "cancel" | "not-approved" | "error"; detail?: string };
 
+/** What became of an approval question: the person's answer, or why there is none. */
+export type ApprovalOutcome =
+  | ApprovalAnswer
+  | { approved: false; outcome: "timeout" | "client-cancelled"; detail?: string }
+  | { approved: false; outcome: "error"; detail: string };
+
 export function readApprovalAnswer(response: JsonRpcResponse): ApprovalAnswer {
   if (response.error !== undefined) {
     return {

@@ -10,7 +10,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextp
 import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
 import { classifyMessage, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
-import type { GatewaySession } from "../serve/gatewaySession.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { allowedHostSet, BearerTokens, hostAllowed, normalizeOrigin, originAllowed } from "./httpGuard.js";
 import { HttpSessionTransport } from "./httpSessionTransport.js";
 
@@ -22,6 +22,13 @@ import { HttpSessionTransport } from "./httpSessionTransport.js";
  * session has its own gateway session, with the context of the token that opened it; a session answers
  * only to that token.
  */
+
+/** What the endpoint needs of the protocol session it carries messages for (serve's McpSessionEndpoint). */
+export interface McpSessionEndpoint {
+  connect(transport: Transport): Promise<void>;
+  close(): Promise<void>;
+  onclose: (() => void) | undefined;
+}
 
 export interface HttpClientIdentity {
   /** SHA-256 of the token. */
@@ -41,7 +48,7 @@ export interface HttpServeOptions<T extends HttpClientIdentity> {
   /** A session without requests for this long is closed (its servers stopped). */
   idleTimeoutMs: number;
   /** A new gateway session for a client of `token`; throws to refuse (the message is shown to the client). */
-  createSession(token: T, sessionId: string): GatewaySession;
+  createSession(token: T, sessionId: string): McpSessionEndpoint;
   log(line: string): void;
 }
 
@@ -57,7 +64,7 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 interface LiveSession<T> {
   token: T;
-  session: GatewaySession;
+  session: McpSessionEndpoint;
   transport: HttpSessionTransport;
   lastSeen: number;
 }
@@ -271,7 +278,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       return;
     }
     const sessionId = randomUUID();
-    let session: GatewaySession;
+    let session: McpSessionEndpoint;
     try {
       session = options.createSession(token, sessionId);
     } catch (error) {

@@ -15,6 +15,7 @@ import type { McpServerConfig, McpTransport } from "../engine/model/mcpServers.j
 import { ToolgateError } from "../engine/errors.js";
 import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
 import { describeTarget } from "./serverTarget.js";
+import { fetchCatalogPages, type CatalogPage } from "../session/catalogPages.js";
 
 /**
  * One MCP server of mcp.json, reached with the official SDK client: stdio servers are started as child
@@ -72,6 +73,8 @@ export interface Upstream {
   listAllTools(): Promise<Tool[]>;
   /** As {@link listAllTools}, with the raw text of each page (see `recordToolsListText`). */
   listToolCatalog(): Promise<ListedToolCatalog>;
+  /** One `tools/list` page and its raw text (see `recordToolsListText`), for a catalog that pages itself. */
+  listToolsPage(cursor: string | undefined): Promise<CatalogPage>;
   /** Resolves when the connection ends, whether by {@link close} or because the server went away. */
   readonly closed: Promise<void>;
   close(): Promise<void>;
@@ -79,7 +82,6 @@ export interface Upstream {
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
 export const STDERR_KEEP_CHARS = 16_384;
-const MAX_PAGES = 1000;
 const STDERR_IN_MESSAGES = 2000;
 
 /** How a stdio entry of mcp.json is started: command, args, environment and working directory. */
@@ -239,6 +241,7 @@ export async function connectUpstream(
     listAllTools: async () =>
       (await listToolCatalog(server.name, client, capabilities, timeoutMs, texts)).tools,
     listToolCatalog: () => listToolCatalog(server.name, client, capabilities, timeoutMs, texts),
+    listToolsPage: (cursor) => listToolsPage(client, cursor, timeoutMs, texts),
     closed,
     close: async () => {
       await client.close();
@@ -247,10 +250,28 @@ export async function connectUpstream(
 }
 
 /**
- * The full catalog: page after page until no `nextCursor`, bounded in pages and refusing a cursor that comes
- * back (a server that would page forever). A server without the `tools` capability has no tools. With
- * `texts`, each page's answer text is taken by the id of the request that asked for it.
+ * One `tools/list` page with the text the server sent for it (with `texts`: taken by the id of the request
+ * that asked for it, whether or not the request succeeded, so nothing is left behind for an abandoned page).
  */
+async function listToolsPage(
+  client: Client,
+  cursor: string | undefined,
+  timeoutMs: number,
+  texts: ToolsListTexts | null,
+): Promise<CatalogPage> {
+  const list = () => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+  const { pending, id } = texts === null ? { pending: list(), id: undefined } : texts.capture(list);
+  let text: string | undefined;
+  let result: unknown;
+  try {
+    result = await pending;
+  } finally {
+    if (id !== undefined) text = texts?.take(id);
+  }
+  return { result, text };
+}
+
+/** The full catalog through the one pagination loop (session/catalogPages.ts); a server without `tools` has none. */
 async function listToolCatalog(
   name: string,
   client: Client,
@@ -259,36 +280,12 @@ async function listToolCatalog(
   texts: ToolsListTexts | null,
 ): Promise<ListedToolCatalog> {
   if (capabilities.tools === undefined) return { tools: [], pageTexts: [] };
-  const tools: Tool[] = [];
-  const pageTexts: (string | undefined)[] = [];
-  const seen = new Set<string>();
-  const cursors = new Set<string>();
-  let cursor: string | undefined;
   try {
-    for (let page = 0; page < MAX_PAGES; page++) {
-      const list = () => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-      const { pending, id } = texts === null ? { pending: list(), id: undefined } : texts.capture(list);
-      let text: string | undefined;
-      let result: Awaited<typeof pending>;
-      try {
-        result = await pending;
-      } finally {
-        // Taken whether or not the request succeeded, so nothing is left behind for an abandoned page.
-        if (id !== undefined) text = texts?.take(id);
-      }
-      pageTexts.push(text);
-      for (const tool of result.tools) {
-        if (seen.has(tool.name)) continue;
-        seen.add(tool.name);
-        tools.push(tool);
-      }
-      const next = result.nextCursor;
-      if (next === undefined) return { tools, pageTexts };
-      if (cursors.has(next)) throw new Error(`tools/list returned the cursor '${next}' a second time`);
-      cursors.add(next);
-      cursor = next;
-    }
-    throw new Error(`tools/list did not end after ${MAX_PAGES} pages`);
+    const { tools, pageTexts } = await fetchCatalogPages(
+      (cursor) => listToolsPage(client, cursor, timeoutMs, texts),
+      () => {},
+    );
+    return { tools: [...tools.values()] as Tool[], pageTexts };
   } catch (error) {
     throw new ToolgateError(
       "E_UPSTREAM_TOOLS",

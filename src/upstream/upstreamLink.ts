@@ -3,7 +3,7 @@ import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
 import type { Upstream, UpstreamOptions } from "./upstream.js";
-import { ServerCatalog, type CatalogSnapshot, type CatalogTool } from "../session/serverCatalog.js";
+import { ToolCatalog, type CatalogSnapshot, type CatalogState } from "../session/toolCatalog.js";
 
 /**
  * One client session's connection to one enabled server: opened on first need, kept and reused for every
@@ -31,8 +31,8 @@ export interface LinkHooks {
   onUp(upstream: Upstream, reconnected: boolean): void;
   /** The connection went down (the session is still open). */
   onDown(reason: string): void;
-  /** Every catalog fetched (e.g. to warn about pins whose tool the server no longer lists). */
-  onCatalog?(tools: ReadonlyMap<string, CatalogTool>): void;
+  /** Every catalog fetched (the session logs its warnings: dead patterns, pins, drift). */
+  onCatalog?(snapshot: CatalogSnapshot): void;
   log(line: string): void;
 }
 
@@ -56,7 +56,7 @@ export class UpstreamUnavailable extends ToolgateError {
 type LinkState =
   | { kind: "idle" }
   | { kind: "connecting"; done: Promise<Upstream> }
-  | { kind: "up"; upstream: Upstream; catalog: ServerCatalog; since: number }
+  | { kind: "up"; upstream: Upstream; catalog: ToolCatalog; since: number }
   | { kind: "down"; reason: string; retryAt: number }
   | { kind: "closed" };
 
@@ -110,8 +110,20 @@ export class UpstreamLink {
     await state.catalog.ensureFresh();
     const current = state.catalog.current();
     if (!current.ok) throw new ToolgateError("E_CATALOG_UNAVAILABLE", current.reason);
-    this.lastKnown = current.catalog;
-    return current.catalog;
+    this.lastKnown = current.snapshot;
+    return current.snapshot;
+  }
+
+  /**
+   * The catalog to decide with, or why there is none (the server is down, or its tools/list failed). Never
+   * throws: a decision made without a catalog is a refusal with the reason.
+   */
+  async catalogState(): Promise<CatalogState> {
+    try {
+      return { ok: true, snapshot: await this.tools() };
+    } catch (error) {
+      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+    }
   }
 
   /** The last catalog fetched on any connection of this link; null before the first. */
@@ -179,11 +191,12 @@ export class UpstreamLink {
       void upstream.close().catch(() => {});
       throw new UpstreamUnavailable(`MCP server '${this.name}': the session is closed`);
     }
-    const catalog = new ServerCatalog(
-      () => upstream.listToolCatalog(),
+    const catalog = new ToolCatalog(
+      (cursor) => upstream.listToolsPage(cursor),
       (line) => this.options.hooks.log(`[${this.name}] ${line}`),
-      (tools) => this.options.hooks.onCatalog?.(tools),
+      (snapshot) => this.options.hooks.onCatalog?.(snapshot),
     );
+    if (upstream.capabilities.tools === undefined) catalog.setNoTools();
     const state: LinkState = { kind: "up", upstream, catalog, since: Date.now() };
     this.state = state;
     const reconnected = this.connectedOnce;

@@ -1,4 +1,4 @@
-import { readApprovalAnswer, type ApprovalAnswer } from "../session/approvalQuestion.js";
+import { readApprovalAnswer, type ApprovalOutcome } from "../session/approvalQuestion.js";
 import type {
   JsonObject,
   JsonRpcId,
@@ -7,11 +7,6 @@ import type {
   JsonRpcResponse,
 } from "../engine/rpc/jsonRpc.js";
 import { PrivateRequestFailure, PrivateRequests } from "./privateRequests.js";
-
-export type ApprovalOutcome =
-  | ApprovalAnswer
-  | { approved: false; outcome: "timeout" | "client-cancelled"; detail?: string }
-  | { approved: false; outcome: "error"; detail: string };
 
 /**
  * Puts approval questions to the client (`elicitation/create` with ids in toolgate's own namespace) while

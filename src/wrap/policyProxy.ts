@@ -1,35 +1,7 @@
-import { argumentsDigest } from "../audit/argsDigest.js";
-import {
-  auditRule,
-  type ApprovalRecord,
-  type AuditEvent,
-  type CallOutcome,
-  type HiddenTool,
-  type ToolCallEvent,
-} from "../audit/events.js";
 import type { AuditSink } from "../audit/sink.js";
-import {
-  approvalDigest,
-  findApprovalArtifact,
-  stripApproval,
-  type ApprovalLookup,
-} from "../engine/controls/approval.js";
-import { APPROVAL_DIGEST_PROFILE } from "../engine/model/approval.js";
-import type { ApprovalEvidence } from "../engine/model/approval.js";
-import type {
-  RealpathHook,
-  CallContext,
-  Rule,
-  SessionCounters,
-  Violation,
-} from "../engine/model/decision.js";
-import type { ToolContext, ToolGate } from "../engine/model/gate.js";
+import type { RealpathHook } from "../engine/model/decision.js";
+import type { ToolGate } from "../engine/model/gate.js";
 import { extractToolSchemaTexts } from "../engine/pins/exactHash.js";
-import { ApprovalAsker, type ApprovalOutcome } from "./approvalAsker.js";
-import { approvalRequestParams } from "../session/approvalQuestion.js";
-import { callRedaction, type CallRedaction } from "../session/callRedaction.js";
-import { clientElicitsForms } from "../session/clientCapabilities.js";
-import { denyResponse } from "../session/denyResult.js";
 import type { InboundFrame } from "../engine/rpc/frames.js";
 import { readFrame } from "../engine/rpc/inbound.js";
 import {
@@ -39,22 +11,27 @@ import {
   INVALID_REQUEST,
   isJsonObject,
   isRequest,
-  REQUEST_REFUSED,
+  type JsonObject,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../engine/rpc/jsonRpc.js";
-import { planObligations, type RejectedArtifact } from "../session/obligations.js";
-import { PrivateRequests } from "./privateRequests.js";
-import { ToolCatalog, type ListedTool } from "../session/toolCatalog.js";
+import { LIST_NOT_RECORDED } from "../session/answers.js";
+import type { CallStep } from "../session/callPipeline.js";
+import { clientElicitsForms } from "../session/clientCapabilities.js";
+import type { ServerView } from "../session/serverView.js";
+import { ToolCatalog } from "../session/toolCatalog.js";
+import { ToolSession } from "../session/toolSession.js";
 import {
   learnedUnknownToolAnswer,
   probeToolName,
   sdkUnknownToolAnswer,
   type UnknownToolAnswer,
 } from "../session/unknownToolAnswer.js";
+import { ApprovalAsker } from "./approvalAsker.js";
+import { PrivateRequests } from "./privateRequests.js";
 
 export interface PolicyProxyOptions {
   gate: ToolGate;
@@ -89,73 +66,33 @@ export interface ProxyPeers {
   toClient(message: JsonRpcMessage): void;
 }
 
-type CallVerdict =
-  | {
-      kind: "allow";
-      reason: string;
-      rule: Rule | null;
-      warnings: string[];
-      /** The approval artifact that satisfied `approval_required`. */
-      approval?: ApprovalEvidence;
-      /** The call needs the person's explicit accept before it is forwarded. */
-      ask?: { rule: Rule; rejected?: RejectedArtifact };
-    }
-  | {
-      kind: "deny";
-      code: string;
-      reason: string;
-      rule: Rule | null;
-      violations: readonly Violation[];
-      by: "policy" | "toolgate";
-      /** The tool is visible, so the client has its definition (and may validate against its outputSchema). */
-      shownToClient: boolean;
-      /** A supplied approval artifact that was not accepted. */
-      rejected?: RejectedArtifact;
-    }
-  | { kind: "hidden"; code: string | null; reason: string; rule: Rule | null };
-
-/** One `tools/call` as the proxy handles it: the request to forward (approval artifact stripped) and its parts. */
-interface CallInHand {
-  /** The request as it would be forwarded: the checked object, without `_meta.approval`. */
-  forward: JsonRpcRequest;
-  name: string;
-  /** `arguments` as forwarded (and decided), `undefined` when absent. */
-  args: unknown;
-  lookup: ApprovalLookup;
-  definition: ListedTool | undefined;
-}
-
 const DEFAULT_PRIVATE_TIMEOUT_MS = 10_000;
 const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
+const RESERVED_ID = "Invalid Request: this id is reserved by toolgate; use another";
 
 /**
- * The policy proxy between one MCP client and one MCP server, independent of how messages travel. Every
- * frame is parsed strictly and checked; what is forwarded is the checked object. `tools/list` answers are
- * filtered and `tools/call` requests decided by the same gate, so listing and calling cannot disagree;
- * everything else passes through unchanged.
+ * The policy proxy between one MCP client and one MCP server: a raw frame proxy over the session core. Every
+ * frame is parsed strictly and checked; what is forwarded is the checked object. Every decision (limits,
+ * lists, calls, approvals, the audit record) is the {@link ToolSession}'s; the proxy only knows the
+ * protocol's shape: the handshake, which answers belong to which request, its own private requests (the
+ * catalog, the unknown-tool probe, approval questions), and passing everything else through unchanged.
  *
  * Client requests and notifications are handled in arrival order: when a call has to wait (for the
  * catalog or the unknown-tool answer), later ones queue behind it. Client responses to server requests
  * never wait, so a server that needs an answer before it can serve the catalog cannot deadlock us.
  */
 export class PolicyProxy {
-  private readonly gate: ToolGate;
-  private readonly dryRun: boolean;
+  private readonly session: ToolSession;
+  private readonly server: ServerView;
   private readonly privateRequests: PrivateRequests;
   private readonly catalog: ToolCatalog;
   private readonly timeoutMs: number;
-
   private readonly approvals: ApprovalAsker;
-  private readonly approvalTimeoutMs: number;
 
-  private readonly counters: SessionCounters = { requests: 0, toolCalls: 0 };
   /** The client declared form-mode elicitation in `initialize`: approvals can be asked. */
   private clientCanElicit = false;
   /** `serverInfo.name` from the server's `initialize` answer. */
   private serverName: string | undefined;
-  /** Every tool name a filtered list has shown the client this session (a withheld one then gets the explicit deny). */
-  private readonly shownTools = new Set<string>();
-  private lastCatalogWarnings = "";
   /** Client `initialize` requests awaiting the server's answer (its capabilities decide the catalog). */
   private readonly initializeIds = new Set<JsonRpcId>();
   /** Client `tools/list` requests awaiting the server's answer: only these answers are filtered. */
@@ -176,16 +113,41 @@ export class PolicyProxy {
     private readonly options: PolicyProxyOptions,
     private readonly peers: ProxyPeers,
   ) {
-    this.gate = options.gate;
-    this.dryRun = options.dryRun === true;
     this.timeoutMs = options.privateRequestTimeoutMs ?? DEFAULT_PRIVATE_TIMEOUT_MS;
+    const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    this.session = new ToolSession({
+      identity: { session: options.session },
+      audit: options.audit,
+      limits: options.gate,
+      dryRun: options.dryRun === true,
+      verbose: options.verbose === true,
+      approvalTimeoutMs,
+      log: options.log,
+    });
+    this.server = {
+      gate: options.gate,
+      name: null,
+      serverId: () => options.serverId ?? this.serverName,
+      ...(options.realpath === undefined ? {} : { realpath: options.realpath }),
+    };
     this.privateRequests = new PrivateRequests((request) => peers.toServer(request), this.timeoutMs);
-    this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-    this.approvals = new ApprovalAsker((message) => peers.toClient(message), this.approvalTimeoutMs);
+    this.approvals = new ApprovalAsker((message) => peers.toClient(message), approvalTimeoutMs);
     this.catalog = new ToolCatalog(
-      (cursor) => this.privateRequests.start("tools/list", cursor === undefined ? {} : { cursor }).answer,
+      async (cursor) => {
+        const { response, text } = await this.privateRequests.start(
+          "tools/list",
+          cursor === undefined ? {} : { cursor },
+        ).answer;
+        if (response.error !== undefined) {
+          throw new Error(`tools/list answered error ${response.error.code}: ${response.error.message}`);
+        }
+        return { result: response.result, text };
+      },
       options.log,
-      (tools) => this.catalogFetched(tools),
+      (snapshot) => {
+        options.onCatalog?.([...snapshot.tools.keys()]);
+        this.session.catalogFetched(this.server, snapshot);
+      },
     );
   }
 
@@ -236,13 +198,7 @@ export class PolicyProxy {
     if (inbound.kind === "request" && this.approvals.owns((message as JsonRpcRequest).id)) {
       // The client's answer would be taken for the answer to one of toolgate's approval questions.
       this.options.log("refused a server request whose id is inside toolgate's private namespace");
-      this.peers.toServer(
-        errorResponse(
-          (message as JsonRpcRequest).id,
-          INVALID_REQUEST,
-          "Invalid Request: this id is reserved by toolgate; use another",
-        ),
-      );
+      this.peers.toServer(errorResponse((message as JsonRpcRequest).id, INVALID_REQUEST, RESERVED_ID));
       return;
     }
     if (inbound.kind === "notification" && message.method === "notifications/tools/list_changed") {
@@ -315,13 +271,7 @@ export class PolicyProxy {
     }
     const request = message;
     if (this.privateRequests.owns(request.id)) {
-      this.peers.toClient(
-        errorResponse(
-          request.id,
-          INVALID_REQUEST,
-          "Invalid Request: this id is reserved by toolgate; use another",
-        ),
-      );
+      this.peers.toClient(errorResponse(request.id, INVALID_REQUEST, RESERVED_ID));
       return undefined;
     }
     switch (request.method) {
@@ -336,44 +286,19 @@ export class PolicyProxy {
       case "tools/call":
         return this.handleToolCall(request);
     }
-    const counters = this.countRequest(false);
-    if (this.gate.requestLimitReached(counters)) {
-      const reason = `limit reached: this session already made ${counters.requests} requests, the policy's limits.max_requests_total`;
-      this.record(() => ({
-        ...this.eventBase(request.id),
-        event: "request",
-        method: request.method,
-        decision: this.dryRun ? "would-deny" : "deny",
-        code: "E_RATE_LIMIT",
-        rule: null,
-        reason,
-      }));
-      this.verbose(`${request.method}: ${this.dryRun ? "would deny" : "deny"} E_RATE_LIMIT — ${reason}`);
-      if (!this.dryRun) {
-        this.peers.toClient(
-          errorResponse(request.id, REQUEST_REFUSED, `Request refused by policy: E_RATE_LIMIT ${reason}`, {
-            error_code: "E_RATE_LIMIT",
-            reason,
-          }),
-        );
-        return undefined;
-      }
+    const counters = this.session.countRequest(false);
+    const refused = this.session.limitRequest(request.id, request.method, counters);
+    if (refused !== null) {
+      this.peers.toClient({ jsonrpc: "2.0", id: request.id, error: refused });
+      return undefined;
     }
     if (request.method === "tools/list") this.pendingLists.add(request.id);
     this.peers.toServer(request);
     return undefined;
   }
 
-  /** Counters as they were before this request (what limits compare against), then counts it. */
-  private countRequest(isToolCall: boolean): SessionCounters {
-    const before = { requests: this.counters.requests, toolCalls: this.counters.toolCalls };
-    this.counters.requests++;
-    if (isToolCall) this.counters.toolCalls++;
-    return before;
-  }
-
   private handleToolCall(request: JsonRpcRequest): Promise<void> | undefined {
-    const counters = this.countRequest(true);
+    const counters = this.session.countRequest(true);
     const name = request.params?.name;
     if (typeof name !== "string") {
       this.options.log("refused a tools/call without a string params.name");
@@ -382,11 +307,54 @@ export class PolicyProxy {
       );
       return undefined;
     }
+    const decide = (): void => {
+      const step = this.session.decideCall({
+        requestId: request.id,
+        server: this.server,
+        tool: name,
+        params: request.params as JsonObject,
+        catalog: this.catalog.current(),
+        counters,
+        cannotAsk: this.clientCanElicit
+          ? null
+          : "the client did not declare form-mode elicitation in initialize",
+        definitionShown: true,
+      });
+      this.take(request, name, step);
+    };
     if (this.started && this.catalog.fresh && this.unknownAnswer !== null) {
-      this.decideToolCall(request, name, counters);
+      decide();
       return undefined;
     }
-    return this.whenReady().then(() => this.decideToolCall(request, name, counters));
+    return this.whenReady().then(decide);
+  }
+
+  /** Carries out what the session decided for one call. */
+  private take(request: JsonRpcRequest, name: string, step: CallStep): void {
+    switch (step.kind) {
+      case "forward":
+        this.peers.toServer(step.params === request.params ? request : { ...request, params: step.params });
+        return;
+      case "deny":
+        this.peers.toClient({ jsonrpc: "2.0", id: request.id, result: step.result });
+        return;
+      case "absent":
+        this.peers.toClient((this.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name));
+        return;
+      case "ask":
+        // The question does not hold up the client's other messages: they go on while the person decides.
+        void this.approvals
+          .ask(request.id, step.question)
+          .then((outcome) => this.take(request, name, step.answered(outcome)))
+          .catch((error: unknown) => this.internalError(request, error));
+        return;
+      case "withdrawn":
+        return;
+      case "needs-catalog":
+        // wrap always decides with its catalog in hand; a session that asks for one anyway fails closed.
+        this.internalError(request, new Error("the call was decided without the server's catalog"));
+        return;
+    }
   }
 
   /** Waits (bounded) until the catalog is current and the unknown-tool answer is known. */
@@ -444,381 +412,11 @@ export class PolicyProxy {
     if (isJsonObject(info) && typeof info.name === "string" && info.name !== "") this.serverName = info.name;
   }
 
-  /** The server as pins and approval questions name it. */
-  private serverId(): string | undefined {
-    return this.options.serverId ?? this.serverName;
-  }
-
-  /** What the pin stage needs besides a definition from the catalog. */
-  private catalogToolContext(name: string): ToolContext {
-    const serverId = this.serverId();
-    const context: ToolContext = { listed: true, exactSchemaText: () => this.catalog.exactSchemaText(name) };
-    if (serverId !== undefined) context.serverId = serverId;
-    return context;
-  }
-
-  /** Each fetched catalog: pins left without their tool and tools withheld for drift, said once until they change. */
-  private catalogFetched(tools: ReadonlyMap<string, ListedTool>): void {
-    const names = [...tools.keys()];
-    this.options.onCatalog?.(names);
-    const lines = this.gate.catalogWarnings?.(names, this.serverId()) ?? [];
-    for (const [name, tool] of tools) {
-      const verdict = this.gate.visibility(tool, this.catalogToolContext(name));
-      if (!verdict.visible && verdict.code === "E_TOOL_DRIFT") {
-        lines.push(`withholding tool '${name}' (E_TOOL_DRIFT): ${verdict.reason}`);
-      }
-    }
-    const text = lines.join("\n");
-    if (text === this.lastCatalogWarnings) return;
-    this.lastCatalogWarnings = text;
-    for (const line of lines) this.options.log(line);
-  }
-
-  private decideToolCall(request: JsonRpcRequest, name: string, counters: SessionCounters): void {
-    const call = this.callInHand(request, name);
-    const listed = this.catalog.current();
-    const verdict = this.callVerdict(call, counters, listed.ok ? null : listed.reason);
-
-    if (verdict.kind === "allow" && verdict.ask !== undefined && !this.dryRun) {
-      this.askApproval(call, verdict.ask, verdict.warnings);
-      return;
-    }
-    const outcome: CallOutcome = this.dryRun
-      ? verdict.kind === "allow" && verdict.ask === undefined
-        ? "allow"
-        : verdict.kind === "hidden"
-          ? "would-hide"
-          : "would-deny"
-      : verdict.kind;
-    let redaction: CallRedaction | undefined;
-    const redact = (): CallRedaction => (redaction ??= this.redactionFor(call));
-    // Reasons of refusals can quote argument values (a path outside the scope); allow reasons never do.
-    const reason =
-      verdict.kind !== "allow"
-        ? redact().scrub(verdict.reason)
-        : verdict.ask !== undefined
-          ? `${redact().scrub(approvalRequiredText(call.name, verdict.ask.rule))}: dry run, the person was not asked and the call was forwarded`
-          : verdict.reason;
-    const code =
-      verdict.kind === "allow" ? (verdict.ask === undefined ? null : "E_APPROVAL_REQUIRED") : verdict.code;
-    const recorded = this.recordCall(call, redact, {
-      decision: outcome,
-      code,
-      rule: verdict.kind === "allow" && verdict.ask !== undefined ? verdict.ask.rule : verdict.rule,
-      reason,
-      warnings: verdict.kind === "allow" ? verdict.warnings : [],
-      approval: () =>
-        approvalRecord(
-          call.lookup,
-          verdict.kind === "allow"
-            ? (verdict.approval ?? verdict.ask?.rejected)
-            : verdict.kind === "deny"
-              ? verdict.rejected
-              : undefined,
-          undefined,
-          redact(),
-        ),
-    });
-    if (this.options.verbose === true) {
-      this.options.log(
-        `tools/call ${name}: ${outcome}${code === null ? "" : ` ${code}`} — ${reason}${ruleText(verdict.rule)}`,
-      );
-    }
-
-    if (verdict.kind === "allow" || this.dryRun) {
-      if (recorded) this.peers.toServer(call.forward);
-      else this.refuseUnrecorded(call);
-      return;
-    }
-    // A refusal is answered the same whether or not it was recorded (the failure is on stderr): an
-    // audit problem must not make a hidden tool look different from an absent one.
-    if (verdict.kind === "hidden") {
-      this.peers.toClient((this.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name));
-      return;
-    }
-    this.peers.toClient(
-      denyResponse(request.id, {
-        tool: name,
-        code: verdict.code,
-        // Scrubbed like every other text toolgate writes about the call (serve answers the same way).
-        reason,
-        violations: redact().scrubViolations(verdict.violations),
-        by: verdict.by,
-        // A tool the client was never shown has no output schema on the client's side.
-        omitStructuredContent: verdict.shownToClient && hasOutputSchema(call.definition),
-      }),
-    );
-  }
-
-  /** The call with its approval artifact found and stripped: what is decided is what would be forwarded. */
-  private callInHand(request: JsonRpcRequest, name: string): CallInHand {
-    const lookup = findApprovalArtifact(request.params);
-    const params = lookup.kind === "none" ? request.params : stripApproval(request.params);
-    const forward = params === request.params ? request : { ...request, params };
-    const listed = this.catalog.current();
-    return {
-      forward,
-      name,
-      args: params?.arguments,
-      lookup,
-      definition: listed.ok ? listed.tools.get(name) : undefined,
-    };
-  }
-
-  private redactionFor(call: CallInHand): CallRedaction {
-    return callRedaction(this.gate.redaction?.(call.name) ?? null, call.args);
-  }
-
-  private refuseUnrecorded(call: CallInHand): void {
-    this.peers.toClient(
-      denyResponse(call.forward.id, {
-        tool: call.name,
-        code: "E_AUDIT_WRITE",
-        reason: "the audit log could not be written, so the call was not forwarded",
-        violations: [],
-        by: "toolgate",
-        omitStructuredContent: hasOutputSchema(call.definition),
-      }),
-    );
-  }
-
-  /**
-   * Asks the person (MCP elicitation) and forwards only on an explicit approval. The question does not hold
-   * up the client's other messages: they go on being handled while the person decides.
-   */
-  private askApproval(
-    call: CallInHand,
-    ask: { rule: Rule; rejected?: RejectedArtifact },
-    warnings: string[],
-  ): void {
-    const redaction = this.redactionFor(call);
-    const params = approvalRequestParams({
-      tool: call.name,
-      ...(this.serverId() === undefined ? {} : { server: this.serverId()! }),
-      shownArguments: redaction.shownArguments(),
-      rule: ask.rule,
-      ...(ask.rejected === undefined ? {} : { rejectedArtifact: redaction.scrub(ask.rejected.problem) }),
-    });
-    this.verbose(
-      `tools/call ${call.name}: asking the person for approval (tools.approval_required '${ask.rule.value}')`,
-    );
-    void this.approvals
-      .ask(call.forward.id, params)
-      .then((answer) => this.approvalAnswered(call, ask, warnings, answer, redaction))
-      .catch((error: unknown) => this.internalError(call.forward, error));
-  }
-
-  private approvalAnswered(
-    call: CallInHand,
-    ask: { rule: Rule; rejected?: RejectedArtifact },
-    warnings: string[],
-    answer: ApprovalOutcome,
-    redaction: CallRedaction,
-  ): void {
-    const outcome = answer.approved ? "accept" : answer.outcome;
-    const detail =
-      !answer.approved && answer.detail !== undefined ? redaction.scrub(answer.detail) : undefined;
-    const approval = (): ApprovalRecord | undefined =>
-      approvalRecord(
-        call.lookup,
-        ask.rejected,
-        { outcome, ...(detail === undefined ? {} : { detail }) },
-        redaction,
-      );
-    const required = redaction.scrub(approvalRequiredText(call.name, ask.rule));
-    if (answer.approved) {
-      const reason = `${required}: the person approved this call`;
-      const recorded = this.recordCall(call, () => redaction, {
-        decision: "allow",
-        code: null,
-        rule: ask.rule,
-        reason,
-        warnings,
-        approval,
-      });
-      this.verbose(`tools/call ${call.name}: allow — ${reason}`);
-      if (recorded) this.peers.toServer(call.forward);
-      else this.refuseUnrecorded(call);
-      return;
-    }
-    const reason = `${required} and ${notApprovedText(answer.outcome, this.approvalTimeoutMs)}${detail === undefined ? "" : ` (${detail})`}`;
-    this.recordCall(call, () => redaction, {
-      decision: "deny",
-      code: "E_APPROVAL_REQUIRED",
-      rule: ask.rule,
-      reason,
-      warnings: [],
-      approval,
-    });
-    this.verbose(`tools/call ${call.name}: deny E_APPROVAL_REQUIRED — ${reason}`);
-    // A call the client cancelled is not answered (MCP cancellation).
-    if (answer.outcome === "client-cancelled") return;
-    this.peers.toClient(
-      denyResponse(call.forward.id, {
-        tool: call.name,
-        code: "E_APPROVAL_REQUIRED",
-        reason,
-        violations: [],
-        by: "policy",
-        omitStructuredContent: hasOutputSchema(call.definition),
-      }),
-    );
-  }
-
   /** `notifications/cancelled` for a call waiting for its approval: withdraw the question; the server never saw the call. */
   private cancelPendingApproval(message: JsonRpcNotification): boolean {
     const requestId = message.params?.requestId;
     if (typeof requestId !== "string" && typeof requestId !== "number") return false;
     return this.approvals.cancelCall(requestId);
-  }
-
-  private recordCall(
-    call: CallInHand,
-    redaction: () => CallRedaction,
-    what: {
-      decision: CallOutcome;
-      code: string | null;
-      rule: Rule | null;
-      reason: string;
-      warnings: string[];
-      approval: () => ApprovalRecord | undefined;
-    },
-  ): boolean {
-    return this.record(() => {
-      // Written out rather than spread together: this runs once per audited call.
-      const digest = argumentsDigest(call.args);
-      const event: ToolCallEvent = {
-        time: new Date().toISOString(),
-        session: this.options.session,
-        policy_digest: this.gate.policyDigest,
-        request_id: call.forward.id,
-        event: "tools/call",
-        tool: call.name,
-        decision: what.decision,
-        code: what.code,
-        rule: auditRule(what.rule),
-        reason: what.reason,
-        warnings: what.warnings,
-        args_sha256: digest.sha256,
-      };
-      if (!digest.canonical) event.args_canonical = false;
-      const r = redaction();
-      if (r.contract !== null) event.args_redacted = r.shownArguments();
-      const approval = what.approval();
-      if (approval !== undefined) event.approval = approval;
-      return event;
-    });
-  }
-
-  private callVerdict(
-    call: CallInHand,
-    counters: SessionCounters,
-    catalogProblem: string | null,
-  ): CallVerdict {
-    const { name, definition } = call;
-    if (catalogProblem !== null) {
-      return {
-        kind: "deny",
-        code: "E_CATALOG_UNAVAILABLE",
-        reason: catalogProblem,
-        rule: null,
-        violations: [],
-        by: "toolgate",
-        shownToClient: false,
-      };
-    }
-    if (definition === undefined) {
-      return {
-        kind: "hidden",
-        code: null,
-        reason: `tool '${name}' is not in the server's catalog`,
-        rule: null,
-      };
-    }
-    const visibility = this.gate.visibility(definition, this.catalogToolContext(name));
-    if (!visibility.visible) {
-      // A tool withheld for drift that the client was shown before: the model knows it exists, so say why.
-      const shownBefore = visibility.code === "E_TOOL_DRIFT" && this.shownTools.has(name);
-      if (visibility.explain || shownBefore) {
-        const code = visibility.code ?? "E_TOOL_NOT_ALLOWED";
-        return {
-          kind: "deny",
-          code,
-          reason: visibility.reason,
-          rule: visibility.rule,
-          violations: [],
-          by: "policy",
-          shownToClient: shownBefore,
-        };
-      }
-      return { kind: "hidden", code: visibility.code, reason: visibility.reason, rule: visibility.rule };
-    }
-    const decision = this.gate.decideCall(name, call.args, counters, this.callContext(call));
-    if (decision.decision === "deny") {
-      const code = decision.code ?? "E_TOOL_DENIED";
-      return {
-        kind: "deny",
-        code,
-        reason: decision.reason,
-        rule: decision.rule,
-        violations: decision.violations,
-        by: "policy",
-        shownToClient: true,
-      };
-    }
-    const plan = planObligations(
-      decision,
-      this.clientCanElicit ? null : "the client did not declare form-mode elicitation in initialize",
-    );
-    switch (plan.kind) {
-      case "refuse": {
-        const denied: CallVerdict = {
-          kind: "deny",
-          code: plan.code,
-          reason: plan.reason,
-          rule: plan.rule,
-          violations: [],
-          by: "policy",
-          shownToClient: true,
-        };
-        if (plan.artifactProblem !== undefined) {
-          denied.rejected = {
-            problem: plan.artifactProblem,
-            ...(plan.artifactDigest === undefined ? {} : { digest: plan.artifactDigest }),
-          };
-        }
-        return denied;
-      }
-      case "ask":
-        return {
-          kind: "allow",
-          reason: decision.reason,
-          rule: decision.rule,
-          warnings: decision.warnings,
-          ask:
-            plan.rejected === undefined ? { rule: plan.rule } : { rule: plan.rule, rejected: plan.rejected },
-        };
-      case "forward": {
-        const allowed: CallVerdict = {
-          kind: "allow",
-          reason: decision.reason,
-          rule: decision.rule,
-          warnings: decision.warnings,
-        };
-        if (plan.approval !== undefined) allowed.approval = plan.approval;
-        return allowed;
-      }
-    }
-  }
-
-  /** What the decision knows beyond name and arguments: the artifact, the server's schema, the filesystem. */
-  private callContext(call: CallInHand): CallContext | undefined {
-    const context: CallContext = {};
-    if (call.lookup.kind === "found") context.approval = call.lookup.artifact;
-    else if (call.lookup.kind === "conflict") context.approvalProblem = call.lookup.reason;
-    if (call.definition?.inputSchema !== undefined) context.inputSchema = call.definition.inputSchema;
-    if (this.options.realpath !== undefined) context.realpath = this.options.realpath;
-    return context;
   }
 
   /** Every `tools/list` answer the client asked for, every page: only visible tools (cursors untouched). */
@@ -841,11 +439,8 @@ export class PolicyProxy {
       );
       return;
     }
-    const shown: unknown[] = [];
-    const hidden: HiddenTool[] = [];
-    const serverId = this.serverId();
     let schemaTexts: Map<string, string> | undefined;
-    const exactText = (name: string): string | undefined => {
+    const exactSchemaText = (name: string): string | undefined => {
       if (schemaTexts === undefined) {
         schemaTexts = new Map();
         if (text !== undefined) {
@@ -860,159 +455,16 @@ export class PolicyProxy {
       }
       return schemaTexts.get(name);
     };
-    for (const tool of result.tools) {
-      if (!isJsonObject(tool) || typeof tool.name !== "string") {
-        // Nothing to decide on: never shown, even in a dry run.
-        hidden.push({ tool: "(malformed entry)", code: null, rule: null });
-        continue;
-      }
-      const name = tool.name;
-      const context: ToolContext = { listed: true, exactSchemaText: () => exactText(name) };
-      if (serverId !== undefined) context.serverId = serverId;
-      const verdict = this.gate.visibility(tool as ListedTool, context);
-      if (verdict.visible || this.dryRun) {
-        shown.push(tool);
-        this.shownTools.add(name);
-      }
-      if (!verdict.visible)
-        hidden.push({ tool: tool.name, code: verdict.code, rule: auditRule(verdict.rule) });
-    }
-    const recorded = this.record(() => ({
-      ...this.eventBase(response.id),
-      event: "tools/list",
-      decision: this.dryRun ? "would-filter" : "filtered",
-      shown: shown.length,
-      hidden: hidden.length,
-      hidden_tools: hidden,
-    }));
-    if (this.options.verbose === true) {
-      const names = hidden.map((h) => `${h.tool}${h.code === null ? "" : ` ${h.code}`}`).join(", ");
-      this.options.log(
-        `tools/list: ${shown.length} shown, ${hidden.length} ${this.dryRun ? "would be hidden" : "hidden"}${names === "" ? "" : ` (${names})`}`,
-      );
-    }
-    if (!recorded) {
-      this.peers.toClient(
-        errorResponse(
-          response.id,
-          INTERNAL_ERROR,
-          "toolgate: E_AUDIT_WRITE the audit log could not be written; tool list withheld",
-        ),
-      );
+    const listed = this.session.filterList({
+      requestId: response.id,
+      server: this.server,
+      tools: result.tools,
+      exactSchemaText,
+    });
+    if (!listed.recorded) {
+      this.peers.toClient({ jsonrpc: "2.0", id: response.id, error: LIST_NOT_RECORDED });
       return;
     }
-    this.peers.toClient({ ...response, result: { ...result, tools: shown } });
+    this.peers.toClient({ ...response, result: { ...result, tools: listed.shown } });
   }
-
-  private eventBase(requestId: JsonRpcId | null): {
-    time: string;
-    session: string;
-    policy_digest: string | null;
-    request_id: JsonRpcId | null;
-  } {
-    return {
-      time: new Date().toISOString(),
-      session: this.options.session,
-      policy_digest: this.gate.policyDigest,
-      request_id: requestId,
-    };
-  }
-
-  /**
-   * `false` when the event could not be written (the caller then refuses what it was about to forward).
-   * The event is built only when there is a log to write it to: the hot path without `--audit-log` pays
-   * for neither the timestamp nor the argument digest.
-   */
-  private record(event: () => AuditEvent): boolean {
-    if (this.options.audit === null) return true;
-    try {
-      this.options.audit.write(event());
-      return true;
-    } catch (error) {
-      this.options.log(`E_AUDIT_WRITE ${error instanceof Error ? error.message : String(error)}`);
-      return false;
-    }
-  }
-
-  private verbose(line: string): void {
-    if (this.options.verbose === true) this.options.log(line);
-  }
-}
-
-function hasOutputSchema(definition: ListedTool | undefined): boolean {
-  return definition !== undefined && definition.outputSchema !== undefined;
-}
-
-function approvalRequiredText(tool: string, rule: Rule): string {
-  return `tool '${tool}' requires approval (tools.approval_required '${rule.value}')`;
-}
-
-export function notApprovedText(
-  outcome: Exclude<ApprovalOutcome, { approved: true }>["outcome"],
-  timeoutMs: number,
-): string {
-  switch (outcome) {
-    case "decline":
-      return "the person declined";
-    case "cancel":
-      return "the person dismissed the question (cancel)";
-    case "not-approved":
-      return "the person accepted the form without approving";
-    case "timeout":
-      return `no answer came within ${Math.round(timeoutMs / 1000)} s (--approval-timeout)`;
-    case "client-cancelled":
-      return "the client cancelled the call while the person was being asked";
-    case "error":
-      return "asking the person failed";
-  }
-}
-
-/**
- * The audit record of a call's approval: the artifact that came with it (accepted, rejected or not
- * checked), and what the person answered when asked. `undefined` when there is neither.
- */
-export function approvalRecord(
-  lookup: ApprovalLookup,
-  checked: ApprovalEvidence | RejectedArtifact | undefined,
-  elicitation: ApprovalRecord["elicitation"],
-  redaction: CallRedaction,
-): ApprovalRecord | undefined {
-  const record: ApprovalRecord = {};
-  if (lookup.kind === "conflict") {
-    record.artifact = { accepted: false, source: "both", problem: lookup.reason };
-  } else if (lookup.kind === "found") {
-    if (checked !== undefined && "summary" in checked) {
-      record.artifact = {
-        accepted: true,
-        source: lookup.source,
-        digest: checked.digest,
-        profile: checked.profile,
-        summary: { ...checked.summary },
-      };
-    } else {
-      const problem =
-        checked === undefined
-          ? "not checked: the call was decided before (or without) its approval step; the artifact was stripped"
-          : redaction.scrub(checked.problem);
-      let digest = checked?.digest;
-      if (digest === undefined) {
-        try {
-          digest = approvalDigest(lookup.artifact);
-        } catch {
-          // No RFC 8785 form: recorded without a digest.
-        }
-      }
-      record.artifact = { accepted: false, source: lookup.source, problem };
-      if (digest !== undefined) {
-        record.artifact.digest = digest;
-        record.artifact.profile = APPROVAL_DIGEST_PROFILE;
-      }
-    }
-  }
-  if (elicitation !== undefined) record.elicitation = elicitation;
-  return record.artifact === undefined && record.elicitation === undefined ? undefined : record;
-}
-
-function ruleText(rule: Rule | null): string {
-  return rule === null ? "" : ` [${rule.layer} ${rule.kind} ${rule.value}]`;
 }

@@ -45,7 +45,7 @@ describe("serve: upstream lifecycle", () => {
     expect(Date.now() - started).toBeLessThan(5000);
     expect(crashed.isError).toBe(true);
     expect(textOf(crashed)).toMatch(
-      /^toolgate: MCP server 'crashy' closed the connection before answering tools\/call/,
+      /^Blocked by toolgate: E_UPSTREAM_UNAVAILABLE MCP server 'crashy' closed the connection before answering tools\/call/,
     );
 
     started = Date.now();
@@ -53,7 +53,7 @@ describe("serve: upstream lifecycle", () => {
     expect(Date.now() - started).toBeLessThan(1000);
     expect(down.isError).toBe(true);
     expect(textOf(down)).toMatch(
-      /^toolgate: MCP server 'crashy' is unavailable: .*; toolgate retries in \d+ ms$/,
+      /^Blocked by toolgate: E_CATALOG_UNAVAILABLE MCP server 'crashy' is unavailable: .*; toolgate retries in \d+ ms$/,
     );
 
     // Other servers are not affected.

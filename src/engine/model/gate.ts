@@ -27,6 +27,13 @@ export interface ToolContext {
   exactSchemaText?: () => string | undefined;
 }
 
+/** A request over a limit of the policy. */
+export interface LimitRefusal {
+  code: "E_RATE_LIMIT";
+  reason: string;
+  rule: Rule;
+}
+
 /** The name stage (DESIGN §2): may the client see this tool? */
 export interface NameVerdict {
   visible: boolean;
@@ -56,8 +63,11 @@ export interface ToolGate {
   decideCall(tool: string, args: unknown, counters: SessionCounters, context?: CallContext): Decision;
   /** Hex SHA-256 of the active policy, or `null` without a policy file. */
   readonly policyDigest: string | null;
-  /** Limits on non-call requests: `true` when one more request would exceed `max_requests_total`. */
-  requestLimitReached(counters: SessionCounters): boolean;
+  /**
+   * Limits on a request that is not a tool call: the refusal when one more request would exceed
+   * `max_requests_total` (with the limit as its rule), `null` when it may go on.
+   */
+  requestLimit(counters: SessionCounters): LimitRefusal | null;
   /**
    * The redaction contract for what is written about calls to `tool` (`tools.redact_args`), `null` when the
    * tool is not listed there. Absent: no tool is.

@@ -2,7 +2,7 @@ import { unmatchedPins } from "../pins/drift.js";
 import type { CompiledPolicy } from "./compile.js";
 import { argumentsObject, decideCall, decideName, limitReached } from "./decide.js";
 import type { CallContext, Decision, SessionCounters } from "../model/decision.js";
-import type { NameVerdict, ToolContext, ToolDefinition, ToolGate } from "../model/gate.js";
+import type { LimitRefusal, NameVerdict, ToolContext, ToolDefinition, ToolGate } from "../model/gate.js";
 import { createPinStage } from "./pinStage.js";
 
 export interface PolicyGateOptions {
@@ -48,8 +48,9 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
         withPolicySchema(compiled, tool, context),
       );
     },
-    requestLimitReached(counters: SessionCounters): boolean {
-      return limitReached(compiled, counters, false) !== null;
+    requestLimit(counters: SessionCounters): LimitRefusal | null {
+      const reached = limitReached(compiled, counters, false);
+      return reached === null ? null : { code: "E_RATE_LIMIT", ...reached };
     },
     redaction(tool: string) {
       if (compiled.redactArgs.firstMatch(tool) === undefined) return null;
@@ -124,6 +125,6 @@ export function allowAllGate(): ToolGate {
         obligations: [],
       };
     },
-    requestLimitReached: () => false,
+    requestLimit: () => null,
   };
 }

@@ -39,7 +39,7 @@ export function serverFilter(
     server,
     layers,
     extras: policy === null ? [] : [policyExtraLayer(policy)],
-    gate: withWhitelistLayers(layers, inner),
+    gate: withWhitelistLayers(layers, inner, server),
     filtered: layers.length > 0 || (policy !== null && policyHasNameRules(policy.compiled.policy)),
   };
 }

@@ -8,7 +8,8 @@ import type { AuditEvent } from "../../../src/audit/events.js";
 import { loadPolicyText } from "../../../src/config/policyLoader.js";
 import { compilePolicy } from "../../../src/engine/policy/compile.js";
 import { createPolicyGate } from "../../../src/engine/policy/policyGate.js";
-import { GatewaySession, type ServeMode } from "../../../src/serve/gatewaySession.js";
+import { GatewaySession } from "../../../src/serve/gatewaySession.js";
+import type { ServeMode } from "../../../src/serve/serveMode.js";
 import { DEFAULT_BACKOFF } from "../../../src/upstream/upstreamLink.js";
 import { fakeConnect, stdioConfig, type FakeCatalogs } from "./fakeUpstream.js";
 

@@ -65,6 +65,9 @@ export function fakeConnect(catalogs: FakeCatalogs) {
       stderrText: () => "",
       listAllTools: async () => (await client.listTools()).tools,
       listToolCatalog: async () => ({ tools: (await client.listTools()).tools, pageTexts: [undefined] }),
+      listToolsPage: async (cursor) => ({
+        result: await client.listTools(cursor === undefined ? {} : { cursor }),
+      }),
       closed,
       close: async () => {
         await client.close();

@@ -142,14 +142,19 @@ describe("GatewaySession over a link whose transport fails", () => {
       });
       failNext = true;
       const failed = await client.callTool({ name: "srv__t", arguments: {} });
+      // The same structured refusal every surface gives a call toolgate could not complete.
+      const reason =
+        "MCP server 'srv' could not be reached (sending tools/call failed: fetch failed); toolgate is reconnecting";
       expect(failed).toEqual({
-        content: [
-          {
-            type: "text",
-            text: "toolgate: MCP server 'srv' could not be reached (sending tools/call failed: fetch failed); toolgate is reconnecting",
-          },
-        ],
+        content: [{ type: "text", text: `Blocked by toolgate: E_UPSTREAM_UNAVAILABLE ${reason}` }],
         isError: true,
+        structuredContent: {
+          status: "deny",
+          error_code: "E_UPSTREAM_UNAVAILABLE",
+          tool: "t",
+          reason,
+          violations: [],
+        },
       });
       await until(() => connects === 2);
       expect(await client.callTool({ name: "srv__t", arguments: {} })).toEqual({

@@ -61,8 +61,14 @@ function testGate(
         obligations: spec.obligation === undefined ? [] : [spec.obligation],
       };
     },
-    requestLimitReached: (counters) =>
-      spec.requestLimit !== undefined && counters.requests >= spec.requestLimit,
+    requestLimit: (counters: SessionCounters) =>
+      spec.requestLimit !== undefined && counters.requests >= spec.requestLimit
+        ? {
+            code: "E_RATE_LIMIT",
+            reason: `limit reached: max_requests_total is ${spec.requestLimit} and this session has made ${counters.requests} requests`,
+            rule: { layer: "policy", kind: "limits.max_requests_total", value: String(spec.requestLimit) },
+          }
+        : null,
   };
 }
 

@@ -1,0 +1,156 @@
+import { argumentsDigest } from "../audit/argsDigest.js";
+import {
+  auditRule,
+  type ApprovalRecord,
+  type AuditEvent,
+  type CallOutcome,
+  type HiddenTool,
+  type RequestEvent,
+  type ToolCallEvent,
+  type ToolListEvent,
+} from "../audit/events.js";
+import type { AuditSink } from "../audit/sink.js";
+import type { Rule } from "../engine/model/decision.js";
+import type { JsonRpcId } from "../engine/rpc/jsonRpc.js";
+
+/** Who the events of one session are about. */
+export interface AuditIdentity {
+  /** `session` of every event: wrap's `--label` or a random id, serve's MCP session id. */
+  session: string;
+  /**
+   * `client` of every event (serve: the token's name over HTTP, `stdio` otherwise). Present exactly when
+   * the session fronts several servers, and then every event also names its `server` (`null`: none).
+   */
+  client?: string;
+}
+
+export interface CallFacts {
+  requestId: JsonRpcId;
+  policyDigest: string | null;
+  server: string | null;
+  tool: string;
+  via?: string;
+  decision: CallOutcome;
+  code: string | null;
+  rule: Rule | null;
+  reason: string;
+  warnings: readonly string[];
+  args: unknown;
+  /** The arguments as `tools.redact_args` lets them be written; absent for tools not listed there. */
+  redacted?: () => unknown;
+  approval?: () => ApprovalRecord | undefined;
+}
+
+export interface ListFacts {
+  requestId: JsonRpcId | null;
+  policyDigest: string | null;
+  server: string | null;
+  decision: ToolListEvent["decision"];
+  shown: number;
+  hidden: HiddenTool[];
+  via?: string;
+}
+
+export interface RequestFacts {
+  requestId: JsonRpcId | null;
+  policyDigest: string | null;
+  method: string;
+  decision: RequestEvent["decision"];
+  code: string;
+  rule: Rule | null;
+  reason: string;
+}
+
+/**
+ * Writes the decision events of one session. Every write answers whether it happened: a decision to forward
+ * that could not be recorded is turned into a refusal by the caller. An event is built only when there is a
+ * log to write it to, so the hot path without `--audit-log` pays for neither the timestamp nor the digest.
+ */
+export class AuditRecorder {
+  constructor(
+    private readonly sink: AuditSink | null,
+    private readonly identity: AuditIdentity,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  get enabled(): boolean {
+    return this.sink !== null;
+  }
+
+  call(facts: CallFacts): boolean {
+    if (this.sink === null) return true;
+    // Written out rather than spread together: this runs once per audited call.
+    const digest = argumentsDigest(facts.args);
+    const event: ToolCallEvent = {
+      time: new Date().toISOString(),
+      session: this.identity.session,
+      policy_digest: facts.policyDigest,
+      request_id: facts.requestId,
+      event: "tools/call",
+      tool: facts.tool,
+      decision: facts.decision,
+      code: facts.code,
+      rule: auditRule(facts.rule),
+      reason: facts.reason,
+      warnings: [...facts.warnings],
+      args_sha256: digest.sha256,
+    };
+    if (!digest.canonical) event.args_canonical = false;
+    if (facts.redacted !== undefined) event.args_redacted = facts.redacted();
+    const approval = facts.approval?.();
+    if (approval !== undefined) event.approval = approval;
+    return this.write(this.located(event, facts.server, facts.via));
+  }
+
+  list(facts: ListFacts): boolean {
+    if (this.sink === null) return true;
+    const event: ToolListEvent = {
+      time: new Date().toISOString(),
+      session: this.identity.session,
+      policy_digest: facts.policyDigest,
+      request_id: facts.requestId,
+      event: "tools/list",
+      decision: facts.decision,
+      shown: facts.shown,
+      hidden: facts.hidden.length,
+      hidden_tools: facts.hidden,
+    };
+    return this.write(this.located(event, facts.server, facts.via));
+  }
+
+  request(facts: RequestFacts): boolean {
+    if (this.sink === null) return true;
+    const event: RequestEvent = {
+      time: new Date().toISOString(),
+      session: this.identity.session,
+      policy_digest: facts.policyDigest,
+      request_id: facts.requestId,
+      event: "request",
+      method: facts.method,
+      decision: facts.decision,
+      code: facts.code,
+      rule: auditRule(facts.rule),
+      reason: facts.reason,
+    };
+    return this.write(this.located(event, null));
+  }
+
+  /** The fields of a session in front of several servers: which server, which client, which meta tool. */
+  private located(event: AuditEvent, server: string | null, via?: string): AuditEvent {
+    if (this.identity.client === undefined) return event;
+    event.server = server;
+    event.client = this.identity.client;
+    if (via !== undefined) event.via = via;
+    return event;
+  }
+
+  private write(event: AuditEvent): boolean {
+    try {
+      this.sink!.write(event);
+      return true;
+    } catch (error) {
+      this.log(`E_AUDIT_WRITE ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+  }
+}

@@ -1,0 +1,312 @@
+import type { ApprovalRecord, CallOutcome } from "../audit/events.js";
+import { findApprovalArtifact, stripApproval, type ApprovalLookup } from "../engine/controls/approval.js";
+import type { ApprovalEvidence } from "../engine/model/approval.js";
+import type { Rule, SessionCounters } from "../engine/model/decision.js";
+import type { JsonObject, JsonRpcId } from "../engine/rpc/jsonRpc.js";
+import { denyResult, NOT_RECORDED_REASON, type ToolResult } from "./answers.js";
+import { approvalRecord, approvalRequiredText, notApprovedText } from "./approvalRecord.js";
+import { approvalRequestParams, type ApprovalOutcome } from "./approvalQuestion.js";
+import type { AuditRecorder } from "./auditRecorder.js";
+import { callRedaction, type CallRedaction } from "./callRedaction.js";
+import type { CallVerdict } from "./callVerdict.js";
+import type { ListedTool } from "./catalogPages.js";
+import type { GatewayCode } from "./codes.js";
+import type { RejectedArtifact } from "./obligations.js";
+import type { ServerView } from "./serverView.js";
+import type { CatalogState } from "./toolCatalog.js";
+
+/** One `tools/call` as a surface hands it to its session. */
+export interface ToolCall {
+  requestId: JsonRpcId;
+  server: ServerView;
+  /** The tool's name at the server. */
+  tool: string;
+  /**
+   * The call's params as the server would get them (`name` is the server's tool name; `arguments` and
+   * `_meta` as the client sent them). Approval artifacts are found here and stripped before forwarding.
+   */
+  params: JsonObject;
+  /** The server's catalog; `null` when the surface has not fetched it (then the name alone may decide). */
+  catalog: CatalogState | null;
+  /** The session's counts before this call (from countRequest). */
+  counters: SessionCounters;
+  /** `null` when the person behind the client can be asked (form-mode elicitation); else why not. */
+  cannotAsk: string | null;
+  /** The client holds the tool's listed definition (direct listing), so may validate against its outputSchema. */
+  definitionShown: boolean;
+  /** serve's meta-tool mode: the meta tool the client called. */
+  via?: string;
+  /** The name as the client called it, for log lines (default: `tool`). */
+  calledAs?: string;
+}
+
+/**
+ * What the surface does next with a call:
+ * - `forward` these params to the server (the decision is recorded); `failed` when the server cannot be had;
+ * - `ask` the person this question (MCP elicitation), then hand the outcome to `answered`;
+ * - `deny` with this result; `absent`: answer as the server answers a tool it does not have;
+ * - `needs-catalog`: fetch the server's catalog and decide again;
+ * - `withdrawn`: the client cancelled while its person was asked; send nothing.
+ */
+export type CallStep =
+  | { kind: "forward"; params: JsonObject; failed(reason: string): ToolResult }
+  | { kind: "ask"; question: JsonObject; answered(outcome: ApprovalOutcome): CallStep }
+  | { kind: "deny"; result: ToolResult }
+  | { kind: "absent" }
+  | { kind: "needs-catalog" }
+  | { kind: "withdrawn" };
+
+/** What every step of one session shares. */
+export interface PipelineContext {
+  recorder: AuditRecorder;
+  dryRun: boolean;
+  approvalTimeoutMs: number;
+  /** A decision line for `--verbose` (only called when verbose). */
+  verbose: ((line: string) => void) | null;
+}
+
+/** The call with its approval artifact found and stripped: what is decided is what would be forwarded. */
+export interface CallInHand {
+  call: ToolCall;
+  forward: JsonObject;
+  /** `arguments` as forwarded (and decided), `undefined` when absent. */
+  args: unknown;
+  lookup: ApprovalLookup;
+  definition: ListedTool | undefined;
+  redaction(): CallRedaction;
+}
+
+export function callInHand(call: ToolCall): CallInHand {
+  const lookup = findApprovalArtifact(call.params);
+  const forward = lookup.kind === "none" ? call.params : stripApproval(call.params);
+  const args = forward.arguments;
+  let redaction: CallRedaction | undefined;
+  return {
+    call,
+    forward,
+    args,
+    lookup,
+    definition: call.catalog?.ok === true ? call.catalog.snapshot.tools.get(call.tool) : undefined,
+    redaction: () => (redaction ??= callRedaction(call.server.gate.redaction?.(call.tool) ?? null, args)),
+  };
+}
+
+/** The step for a verdict: recorded, logged, and answered the same way on every surface. */
+export function stepFor(ctx: PipelineContext, hand: CallInHand, verdict: CallVerdict): CallStep {
+  if (verdict.kind === "allow" && verdict.ask !== undefined && !ctx.dryRun) {
+    return askStep(ctx, hand, verdict.ask, verdict.warnings);
+  }
+  const asked = verdict.kind === "allow" ? verdict.ask : undefined;
+  const outcome: CallOutcome = ctx.dryRun
+    ? verdict.kind === "allow" && asked === undefined
+      ? "allow"
+      : verdict.kind === "hidden"
+        ? "would-hide"
+        : "would-deny"
+    : verdict.kind;
+  const scrub = (text: string): string => hand.redaction().scrub(text);
+  // Reasons of refusals can quote argument values (a path outside the scope); allow reasons never do.
+  const reason =
+    verdict.kind !== "allow"
+      ? scrub(verdict.reason)
+      : asked !== undefined
+        ? `${scrub(approvalRequiredText(hand.call.tool, asked.rule))}: dry run, the person was not asked and the call was forwarded`
+        : verdict.reason;
+  const code = verdict.kind === "allow" ? (asked === undefined ? null : "E_APPROVAL_REQUIRED") : verdict.code;
+  const rule = asked !== undefined ? asked.rule : verdict.rule;
+  const checked: ApprovalEvidence | RejectedArtifact | undefined =
+    verdict.kind === "allow"
+      ? (verdict.approval ?? asked?.rejected)
+      : verdict.kind === "deny"
+        ? verdict.rejected
+        : undefined;
+  const recorded = record(ctx, hand, {
+    decision: outcome,
+    code,
+    rule,
+    reason,
+    warnings: verdict.kind === "allow" ? verdict.warnings : [],
+    approval: () => approvalRecord(hand.lookup, checked, undefined, hand.redaction()),
+  });
+  ctx.verbose?.(
+    `tools/call ${label(hand)}: ${outcome}${code === null ? "" : ` ${code}`} — ${reason}${ruleText(rule)}`,
+  );
+  if (verdict.kind === "allow" || ctx.dryRun) return recorded ? forwardStep(ctx, hand) : notRecorded(hand);
+  // A refusal is answered the same whether or not it was recorded (the failure is on stderr): an audit
+  // problem must not make a hidden tool look different from an absent one.
+  if (verdict.kind === "hidden") return { kind: "absent" };
+  return {
+    kind: "deny",
+    result: denyResult({
+      tool: hand.call.tool,
+      code: verdict.code,
+      reason,
+      violations: hand.redaction().scrubViolations(verdict.violations),
+      by: verdict.by,
+      omitStructuredContent: verdict.shownToClient && omitsStructuredContent(hand),
+    }),
+  };
+}
+
+/**
+ * Asks the person and forwards only on an explicit approval. The surface sends the question on the call's
+ * own stream and hands back what became of it.
+ */
+function askStep(
+  ctx: PipelineContext,
+  hand: CallInHand,
+  ask: { rule: Rule; rejected?: RejectedArtifact },
+  warnings: string[],
+): CallStep {
+  const redaction = hand.redaction();
+  const serverId = hand.call.server.serverId();
+  const question = approvalRequestParams({
+    tool: hand.call.tool,
+    ...(serverId === undefined ? {} : { server: serverId }),
+    shownArguments: redaction.shownArguments(),
+    rule: ask.rule,
+    ...(ask.rejected === undefined ? {} : { rejectedArtifact: redaction.scrub(ask.rejected.problem) }),
+  });
+  ctx.verbose?.(
+    `tools/call ${label(hand)}: asking the person for approval (tools.approval_required '${ask.rule.value}')`,
+  );
+  return {
+    kind: "ask",
+    question,
+    answered: (answer) => answeredStep(ctx, hand, ask, warnings, answer),
+  };
+}
+
+function answeredStep(
+  ctx: PipelineContext,
+  hand: CallInHand,
+  ask: { rule: Rule; rejected?: RejectedArtifact },
+  warnings: string[],
+  answer: ApprovalOutcome,
+): CallStep {
+  const redaction = hand.redaction();
+  const outcome = answer.approved ? "accept" : answer.outcome;
+  const detail = !answer.approved && answer.detail !== undefined ? redaction.scrub(answer.detail) : undefined;
+  const approval = (): ApprovalRecord | undefined =>
+    approvalRecord(
+      hand.lookup,
+      ask.rejected,
+      { outcome, ...(detail === undefined ? {} : { detail }) },
+      redaction,
+    );
+  const required = redaction.scrub(approvalRequiredText(hand.call.tool, ask.rule));
+  if (answer.approved) {
+    const reason = `${required}: the person approved this call`;
+    const recorded = record(ctx, hand, {
+      decision: "allow",
+      code: null,
+      rule: ask.rule,
+      reason,
+      warnings,
+      approval,
+    });
+    ctx.verbose?.(`tools/call ${label(hand)}: allow — ${reason}`);
+    return recorded ? forwardStep(ctx, hand) : notRecorded(hand);
+  }
+  const reason = `${required} and ${notApprovedText(answer.outcome, ctx.approvalTimeoutMs)}${detail === undefined ? "" : ` (${detail})`}`;
+  record(ctx, hand, {
+    decision: "deny",
+    code: "E_APPROVAL_REQUIRED",
+    rule: ask.rule,
+    reason,
+    warnings: [],
+    approval,
+  });
+  ctx.verbose?.(`tools/call ${label(hand)}: deny E_APPROVAL_REQUIRED — ${reason}`);
+  // A call the client cancelled is not answered (MCP cancellation).
+  if (answer.outcome === "client-cancelled") return { kind: "withdrawn" };
+  return {
+    kind: "deny",
+    result: denyResult({
+      tool: hand.call.tool,
+      code: "E_APPROVAL_REQUIRED",
+      reason,
+      violations: [],
+      by: "policy",
+      omitStructuredContent: omitsStructuredContent(hand),
+    }),
+  };
+}
+
+function forwardStep(ctx: PipelineContext, hand: CallInHand): CallStep {
+  return {
+    kind: "forward",
+    params: hand.forward,
+    failed: (reason) => {
+      const scrubbed = hand.redaction().scrub(reason);
+      record(ctx, hand, {
+        decision: "deny",
+        code: "E_UPSTREAM_UNAVAILABLE",
+        rule: null,
+        reason: scrubbed,
+        warnings: [],
+        approval: () => undefined,
+      });
+      ctx.verbose?.(`tools/call ${label(hand)}: deny E_UPSTREAM_UNAVAILABLE — ${scrubbed}`);
+      return denyResult({
+        tool: hand.call.tool,
+        code: "E_UPSTREAM_UNAVAILABLE",
+        reason: scrubbed,
+        violations: [],
+        by: "toolgate",
+        omitStructuredContent: omitsStructuredContent(hand),
+      });
+    },
+  };
+}
+
+function notRecorded(hand: CallInHand): CallStep {
+  return {
+    kind: "deny",
+    result: denyResult({
+      tool: hand.call.tool,
+      code: "E_AUDIT_WRITE",
+      reason: NOT_RECORDED_REASON,
+      violations: [],
+      by: "toolgate",
+      omitStructuredContent: omitsStructuredContent(hand),
+    }),
+  };
+}
+
+interface Recorded {
+  decision: CallOutcome;
+  code: GatewayCode | null;
+  rule: Rule | null;
+  reason: string;
+  warnings: readonly string[];
+  approval: () => ApprovalRecord | undefined;
+}
+
+function record(ctx: PipelineContext, hand: CallInHand, what: Recorded): boolean {
+  if (!ctx.recorder.enabled) return true;
+  const { call } = hand;
+  return ctx.recorder.call({
+    requestId: call.requestId,
+    policyDigest: call.server.gate.policyDigest,
+    server: call.server.name,
+    tool: call.tool,
+    ...(call.via === undefined ? {} : { via: call.via }),
+    ...what,
+    args: hand.args,
+    ...(hand.redaction().contract === null ? {} : { redacted: () => hand.redaction().shownArguments() }),
+  });
+}
+
+/** SDK clients validate structuredContent against a tool's outputSchema even on errors (see answers.ts). */
+function omitsStructuredContent(hand: CallInHand): boolean {
+  return hand.call.definitionShown && hand.definition?.outputSchema !== undefined;
+}
+
+function label(hand: CallInHand): string {
+  return hand.call.calledAs ?? hand.call.tool;
+}
+
+function ruleText(rule: Rule | null): string {
+  return rule === null ? "" : ` [${rule.layer} ${rule.kind} ${rule.value}]`;
+}

@@ -1,0 +1,346 @@
+import type { CallOutcome, HiddenTool } from "../audit/events.js";
+import { auditRule } from "../audit/events.js";
+import type { AuditSink } from "../audit/sink.js";
+import type { Rule, SessionCounters } from "../engine/model/decision.js";
+import type { ToolGate } from "../engine/model/gate.js";
+import { isJsonObject, type JsonRpcErrorObject, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
+import { denyResult, requestRefusedError, type ToolResult } from "./answers.js";
+import { AuditRecorder, type AuditIdentity } from "./auditRecorder.js";
+import { callInHand, stepFor, type CallStep, type PipelineContext, type ToolCall } from "./callPipeline.js";
+import { callVerdict, hiddenByName } from "./callVerdict.js";
+import type { ListedTool } from "./catalogPages.js";
+import { catalogToolContext, listedToolContext, type ServerView } from "./serverView.js";
+import type { CatalogSnapshot, CatalogState } from "./toolCatalog.js";
+
+export interface ToolSessionOptions {
+  identity: AuditIdentity;
+  /** `null`: no audit log. */
+  audit: AuditSink | null;
+  /** Whose limits apply to requests that are not tool calls (the policy). */
+  limits: ToolGate;
+  /** Decide and record, but forward everything (the audit log says `would-deny` / `would-hide`). */
+  dryRun?: boolean;
+  /** One readable line per decision through `log`. */
+  verbose?: boolean;
+  /** How long a call under `approval_required` waits for the person's answer (for the refusal's reason). */
+  approvalTimeoutMs: number;
+  /** Diagnostics: audit write failures, catalog warnings, decisions when verbose. One line, no newline. */
+  log: (line: string) => void;
+}
+
+/** A filtered list: what the client may see, and the record of what it may not. */
+export interface ListOutcome {
+  shown: ListedTool[];
+  hidden: HiddenTool[];
+  /** `false`: the decision could not be recorded, so the list must not be shown (LIST_NOT_RECORDED). */
+  recorded: boolean;
+}
+
+export interface ListInput {
+  requestId: JsonRpcId | null;
+  server: ServerView;
+  /** The tools as the server listed them (entries without a string name are never shown). */
+  tools: readonly unknown[];
+  exactSchemaText: (name: string) => string | undefined;
+  via?: string;
+  /** Tools the surface cannot show whatever the policy says (serve: a name it cannot compose). */
+  unshowable?: (name: string) => boolean;
+  /** Count the shown tools as shown to the client (default); meta search counts only its hits. */
+  markShown?: boolean;
+}
+
+export type DescribeStep =
+  | { kind: "described"; tool: ListedTool }
+  | { kind: "deny"; result: ToolResult }
+  | { kind: "absent" }
+  | { kind: "needs-catalog" };
+
+/**
+ * The call pipeline of one client session, the same for every surface (wrap's frame proxy, serve's router
+ * over stdio and HTTP, both protocol eras): it counts requests against the limits, filters lists, decides
+ * calls (name stage, call stage, obligations), words and records every decision, and says what the surface
+ * does next. It owns what the decisions depend on besides the policy: the counters and the tools this
+ * client has been shown. It moves no message itself.
+ */
+export class ToolSession {
+  private readonly counters: SessionCounters = { requests: 0, toolCalls: 0 };
+  /** Every tool a list, search or description has shown this client (a drifted one is then explained). */
+  private readonly shownTools = new Set<string>();
+  private readonly recorder: AuditRecorder;
+  private readonly pipeline: PipelineContext;
+  /** Per server, the catalog warnings last logged (each change is said once). */
+  private readonly saidWarnings = new Map<ServerView, string>();
+
+  constructor(private readonly options: ToolSessionOptions) {
+    this.recorder = new AuditRecorder(options.audit, options.identity, options.log);
+    this.pipeline = {
+      recorder: this.recorder,
+      dryRun: options.dryRun === true,
+      approvalTimeoutMs: options.approvalTimeoutMs,
+      verbose: options.verbose === true ? options.log : null,
+    };
+  }
+
+  get dryRun(): boolean {
+    return this.pipeline.dryRun;
+  }
+
+  /** Counts one client request (a tool call also as a call); returns the counts before it, which limits judge. */
+  countRequest(isToolCall: boolean): SessionCounters {
+    const before = { requests: this.counters.requests, toolCalls: this.counters.toolCalls };
+    this.counters.requests++;
+    if (isToolCall) this.counters.toolCalls++;
+    return before;
+  }
+
+  /**
+   * A request other than a tool call, against `max_requests_total`: the JSON-RPC error to answer when the
+   * limit refuses it, `null` when it may go on (always in a dry run, which records what it would refuse).
+   */
+  limitRequest(requestId: JsonRpcId, method: string, counters: SessionCounters): JsonRpcErrorObject | null {
+    const refusal = this.options.limits.requestLimit(counters);
+    if (refusal === null) return null;
+    const decision = this.dryRun ? "would-deny" : "deny";
+    this.recorder.request({
+      requestId,
+      policyDigest: this.options.limits.policyDigest,
+      method,
+      decision,
+      code: refusal.code,
+      rule: refusal.rule,
+      reason: refusal.reason,
+    });
+    this.pipeline.verbose?.(
+      `${method}: ${this.dryRun ? "would deny" : "deny"} ${refusal.code} — ${refusal.reason}`,
+    );
+    return this.dryRun ? null : requestRefusedError(refusal.code, refusal.reason);
+  }
+
+  /** A meta search or describe (a request, not a call) against `max_requests_total`; answered as a deny. */
+  limitMetaRequest(
+    requestId: JsonRpcId,
+    server: ServerView,
+    via: string,
+    args: unknown,
+    counters: SessionCounters,
+  ): ToolResult | null {
+    const refusal = this.options.limits.requestLimit(counters);
+    if (refusal === null) return null;
+    this.recorder.call({
+      requestId,
+      policyDigest: this.options.limits.policyDigest,
+      server: server.name,
+      tool: via,
+      via,
+      decision: this.dryRun ? "would-deny" : "deny",
+      code: refusal.code,
+      rule: refusal.rule,
+      reason: refusal.reason,
+      warnings: [],
+      args,
+    });
+    this.pipeline.verbose?.(
+      `tools/call ${via}: ${this.dryRun ? "would deny" : "deny"} ${refusal.code} — ${refusal.reason}`,
+    );
+    if (this.dryRun) return null;
+    return denyResult({
+      tool: via,
+      code: refusal.code,
+      reason: refusal.reason,
+      violations: [],
+      by: "policy",
+    });
+  }
+
+  /** One list page (or a search's candidates): only the visible tools, every hidden one recorded with why. */
+  filterList(input: ListInput): ListOutcome {
+    const { server } = input;
+    const shown: ListedTool[] = [];
+    const hidden: HiddenTool[] = [];
+    for (const tool of input.tools) {
+      if (!isJsonObject(tool) || typeof tool.name !== "string") {
+        // Nothing to decide on: never shown, even in a dry run.
+        hidden.push({ tool: "(malformed entry)", code: null, rule: null });
+        continue;
+      }
+      const name = tool.name;
+      const verdict = server.gate.visibility(
+        tool as ListedTool,
+        listedToolContext(server, () => input.exactSchemaText(name)),
+      );
+      const showable = input.unshowable?.(name) !== true;
+      if (showable && (verdict.visible || this.dryRun)) {
+        shown.push(tool as ListedTool);
+        if (input.markShown !== false) this.shownTools.add(shownKey(server, name));
+      }
+      if (!verdict.visible || !showable)
+        hidden.push({ tool: name, code: verdict.code, rule: auditRule(verdict.rule) });
+    }
+    const recorded = this.recorder.list({
+      requestId: input.requestId,
+      policyDigest: server.gate.policyDigest,
+      server: server.name,
+      decision: this.dryRun ? "would-filter" : "filtered",
+      shown: shown.length,
+      hidden,
+      ...(input.via === undefined ? {} : { via: input.via }),
+    });
+    if (this.pipeline.verbose !== null) {
+      const names = hidden.map((h) => `${h.tool}${h.code === null ? "" : ` ${h.code}`}`).join(", ");
+      this.pipeline.verbose(
+        `${input.via ?? "tools/list"}${server.name === null ? "" : ` [${server.name}]`}: ${shown.length} shown, ${hidden.length} ${this.dryRun ? "would be hidden" : "hidden"}${names === "" ? "" : ` (${names})`}`,
+      );
+    }
+    return { shown, hidden, recorded };
+  }
+
+  /** Tools a meta search returned: shown to the client from now on. */
+  markShown(server: ServerView, names: readonly string[]): void {
+    for (const name of names) this.shownTools.add(shownKey(server, name));
+  }
+
+  /** The whole pipeline for one call: what the surface does next. */
+  decideCall(call: ToolCall): CallStep {
+    const hand = callInHand(call);
+    if (call.catalog === null) {
+      const byName = hiddenByName(call.server.gate, call.tool);
+      if (byName === null) return { kind: "needs-catalog" };
+      return stepFor(this.pipeline, hand, byName);
+    }
+    const catalog = call.catalog;
+    const verdict = callVerdict({
+      gate: call.server.gate,
+      tool: call.tool,
+      args: hand.args,
+      lookup: hand.lookup,
+      catalog,
+      toolContext: catalog.ok
+        ? catalogToolContext(call.server, catalog.snapshot, call.tool)
+        : listedToolContext(call.server, () => undefined),
+      counters: call.counters,
+      shownBefore: this.shownTools.has(shownKey(call.server, call.tool)),
+      cannotAsk: call.cannotAsk,
+      ...(call.server.realpath === undefined ? {} : { realpath: call.server.realpath }),
+    });
+    return stepFor(this.pipeline, hand, verdict);
+  }
+
+  /** A name no server of the session has (serve: not `<server>__<tool>`, not a meta tool): recorded, absent. */
+  absentName(requestId: JsonRpcId, name: string, reason: string, args: unknown): void {
+    this.recorder.call({
+      requestId,
+      policyDigest: this.options.limits.policyDigest,
+      server: null,
+      tool: name,
+      decision: "hidden",
+      code: null,
+      rule: null,
+      reason,
+      warnings: [],
+      args,
+    });
+    this.pipeline.verbose?.(`tools/call ${name}: hidden — ${reason}`);
+  }
+
+  /** Meta describe: the name stage alone; a visible tool's definition is then shown to the client. */
+  describe(input: {
+    requestId: JsonRpcId;
+    server: ServerView;
+    tool: string;
+    catalog: CatalogState | null;
+    via: string;
+    args: unknown;
+  }): DescribeStep {
+    const { server, tool } = input;
+    const record = (decision: CallOutcome, code: string | null, rule: Rule | null, reason: string): boolean =>
+      this.recorder.call({
+        requestId: input.requestId,
+        policyDigest: server.gate.policyDigest,
+        server: server.name,
+        tool,
+        via: input.via,
+        decision,
+        code,
+        rule,
+        reason,
+        warnings: [],
+        args: input.args,
+      });
+    const byName = this.dryRun ? null : hiddenByName(server.gate, tool);
+    if (byName !== null && byName.kind === "hidden") {
+      record("hidden", byName.code, byName.rule, byName.reason);
+      return { kind: "absent" };
+    }
+    const catalog = input.catalog;
+    if (catalog === null) return { kind: "needs-catalog" };
+    if (!catalog.ok) {
+      record("deny", "E_CATALOG_UNAVAILABLE", null, catalog.reason);
+      return {
+        kind: "deny",
+        result: denyResult({
+          tool,
+          code: "E_CATALOG_UNAVAILABLE",
+          reason: catalog.reason,
+          violations: [],
+          by: "toolgate",
+        }),
+      };
+    }
+    const definition = catalog.snapshot.tools.get(tool);
+    if (definition === undefined) {
+      record(
+        "hidden",
+        null,
+        null,
+        `tool '${tool}' is not in the catalog of '${server.name ?? "the server"}'`,
+      );
+      return { kind: "absent" };
+    }
+    const verdict = server.gate.visibility(definition, catalogToolContext(server, catalog.snapshot, tool));
+    if (!verdict.visible && !this.dryRun) {
+      record("hidden", verdict.code, verdict.rule, verdict.reason);
+      return { kind: "absent" };
+    }
+    const recorded = verdict.visible
+      ? record("allow", null, null, "visible")
+      : record("would-hide", verdict.code, verdict.rule, verdict.reason);
+    if (!recorded) {
+      return {
+        kind: "deny",
+        result: denyResult({
+          tool: input.via,
+          code: "E_AUDIT_WRITE",
+          reason: "the audit log could not be written, so nothing was described",
+          violations: [],
+          by: "toolgate",
+        }),
+      };
+    }
+    this.shownTools.add(shownKey(server, tool));
+    return { kind: "described", tool: definition };
+  }
+
+  /**
+   * Each catalog a server's connection fetched: the warnings about it (dead whitelist patterns, pins left
+   * without their tool, tools withheld for drift), said once for as long as they stay the same.
+   */
+  catalogFetched(server: ServerView, snapshot: CatalogSnapshot): void {
+    const names = [...snapshot.tools.keys()];
+    const lines = server.gate.catalogWarnings?.(names, server.serverId()) ?? [];
+    for (const [name, tool] of snapshot.tools) {
+      const verdict = server.gate.visibility(tool, catalogToolContext(server, snapshot, name));
+      if (!verdict.visible && verdict.code === "E_TOOL_DRIFT") {
+        lines.push(`withholding tool '${name}' (E_TOOL_DRIFT): ${verdict.reason}`);
+      }
+    }
+    const text = lines.join("\n");
+    if (text === (this.saidWarnings.get(server) ?? "")) return;
+    this.saidWarnings.set(server, text);
+    const prefix = server.name === null ? "" : `[${server.name}] `;
+    for (const line of lines) this.options.log(`${prefix}${line}`);
+  }
+}
+
+function shownKey(server: ServerView, tool: string): string {
+  return `${server.name ?? ""}\u0000${tool}`;
+}

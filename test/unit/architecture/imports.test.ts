@@ -1,0 +1,122 @@
+// The house rules of src/: imports flow one way (a folder imports only folders below it), no file imports
+// itself back through others, and no file grows past what one reader can hold. Read from the source text,
+// so a new import that breaks a rule fails here before it spreads.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = resolve(dirname(new URL(import.meta.url).pathname), "../../../src");
+
+/**
+ * The floors of the house, lowest first. A file may import files of its own folder and of any folder on a
+ * lower floor; folders on one floor do not import each other.
+ */
+const FLOORS: readonly (readonly string[])[] = [
+  ["engine/errors.ts"],
+  ["engine/json", "engine/patterns"],
+  ["engine/model"],
+  ["engine/rpc", "engine/schema", "engine/pins"],
+  ["engine/controls"],
+  ["engine/policy"],
+  ["config", "audit"],
+  ["session", "transports"],
+  ["upstream"],
+  ["wrap", "serve"],
+  ["index.ts"],
+  ["cli"],
+];
+
+function roomOf(file: string): string {
+  for (const floor of FLOORS) {
+    for (const room of floor) if (file === room || file.startsWith(`${room}/`)) return room;
+  }
+  throw new Error(`src/${file} belongs to no floor of the house rules (test/unit/architecture)`);
+}
+
+function floorOf(room: string): number {
+  return FLOORS.findIndex((floor) => floor.includes(room));
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith(".ts") ? [relative(SRC, path)] : [];
+  });
+}
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"|import\(\s*"(\.[^"]+)"\s*\)/g;
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(SRC, file), "utf8");
+  const out: string[] = [];
+  for (const match of text.matchAll(IMPORT)) {
+    const spec = match[1] ?? match[2]!;
+    out.push(relative(SRC, resolve(SRC, dirname(file), spec.replace(/\.js$/, ".ts"))));
+  }
+  return out;
+}
+
+const files = sourceFiles(SRC);
+const graph = new Map(files.map((f) => [f, importsOf(f)]));
+
+describe("src/ house rules", () => {
+  it("every file belongs to a floor", () => {
+    for (const file of files) expect(() => roomOf(file)).not.toThrow();
+  });
+
+  it("imports flow down: a folder imports only its own files and folders on lower floors", () => {
+    const wrong: string[] = [];
+    for (const [file, imports] of graph) {
+      const from = roomOf(file);
+      for (const target of imports) {
+        const to = roomOf(target);
+        if (to !== from && floorOf(to) >= floorOf(from)) wrong.push(`src/${file} imports src/${target}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("no import cycles between files", () => {
+    // Tarjan's strongly connected components: any component of more than one file is a cycle.
+    let index = 0;
+    const order = new Map<string, number>();
+    const low = new Map<string, number>();
+    const stack: string[] = [];
+    const onStack = new Set<string>();
+    const cycles: string[][] = [];
+    const visit = (file: string): void => {
+      order.set(file, index);
+      low.set(file, index);
+      index++;
+      stack.push(file);
+      onStack.add(file);
+      for (const next of graph.get(file) ?? []) {
+        if (!graph.has(next)) continue;
+        if (!order.has(next)) {
+          visit(next);
+          low.set(file, Math.min(low.get(file)!, low.get(next)!));
+        } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, order.get(next)!));
+      }
+      if (low.get(file) === order.get(file)) {
+        const component: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== file);
+        if (component.length > 1) cycles.push(component.sort());
+      }
+    };
+    for (const file of files) if (!order.has(file)) visit(file);
+    expect(cycles).toEqual([]);
+  });
+
+  it("every import names a file that exists", () => {
+    const missing = [...graph].flatMap(([file, imports]) =>
+      imports.filter((t) => !graph.has(t)).map((t) => `src/${file} → src/${t}`),
+    );
+    expect(missing).toEqual([]);
+  });
+});
