@@ -33,6 +33,9 @@ interface ServeFlags extends ContextFlags {
   auditLog?: string;
   requestTimeout: number;
   approvalTimeout: number;
+  dryRun?: boolean;
+  verbose?: boolean;
+  maxFrameBytes: number;
 }
 
 const EXIT_BAD_INPUT = 2;
@@ -130,6 +133,17 @@ export function registerServeCommand(program: Command): void {
       120,
     )
     .option("--audit-log <file>", "append one JSON line per decision to this file")
+    .option(
+      "--dry-run",
+      "decide and record every call and list, but forward everything (the audit log says would-deny / would-hide)",
+    )
+    .option("--verbose", "one line per decision on stderr")
+    .option(
+      "--max-frame-bytes <n>",
+      "longest accepted JSON-RPC line over stdio, from the client and from each stdio server",
+      integer(1, "a positive integer"),
+      DEFAULT_MAX_FRAME_BYTES,
+    )
     .action(async (flags: ServeFlags) => {
       const status = await serve(flags);
       if (status !== null) process.exit(status);
@@ -241,11 +255,16 @@ async function serve(flags: ServeFlags): Promise<number | null> {
       requestTimeoutMs: flags.requestTimeout,
       backoff: DEFAULT_BACKOFF,
       approvalTimeoutMs: flags.approvalTimeout * 1000,
+      dryRun: flags.dryRun === true,
+      verbose: flags.verbose === true,
+      maxFrameBytes: flags.maxFrameBytes,
       log,
     });
   };
 
-  if (!http) return serveStdio(clients[0]!, newSession, audit, log);
+  if (flags.dryRun === true)
+    log("dry run: every call and list is decided and recorded, and forwarded anyway");
+  if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log);
   return serveHttp(flags, clients, newSession, audit, log);
 }
 
@@ -253,16 +272,12 @@ async function serveStdio(
   client: ClientContext,
   newSession: (c: ClientContext, id: string) => GatewaySession,
   audit: AuditSink | null,
+  maxFrameBytes: number,
   log: (line: string) => void,
 ): Promise<number> {
   const session = newSession(client, randomBytes(8).toString("hex"));
   const closed = new Promise<void>((resolve) => (session.onclose = resolve));
-  const transport = new StrictStdioServerTransport(
-    process.stdin,
-    process.stdout,
-    DEFAULT_MAX_FRAME_BYTES,
-    log,
-  );
+  const transport = new StrictStdioServerTransport(process.stdin, process.stdout, maxFrameBytes, log);
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     process.once(signal, () => void session.close());
   }

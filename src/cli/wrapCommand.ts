@@ -87,6 +87,8 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
       (await import("./wrapConfigDir.js")).planConfigDirWrap(command, options, log)
     : planPlainWrap(command, options, log);
   if (plan === null) return EXIT_BAD_INPUT;
+  if (options.dryRun === true)
+    log("dry run: every call and list is decided and recorded, and forwarded anyway");
 
   let audit: AuditSink | null = null;
   if (options.auditLog !== undefined) {
@@ -123,7 +125,6 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
             dryRun: options.dryRun === true,
             verbose: options.verbose === true,
             log,
-            ...(plan.onCatalog === undefined ? {} : { onCatalog: plan.onCatalog }),
             ...(serverId === undefined ? {} : { serverId }),
             approvalTimeoutMs: options.approvalTimeout * 1000,
             // The server runs here, so it sees the same filesystem (restrict_scope `realpath: true`).

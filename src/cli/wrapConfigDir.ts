@@ -1,11 +1,10 @@
 import { homedir } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
-import { formatDiagnostic, hasErrors } from "../engine/model/diagnostics.js";
+import { hasErrors } from "../engine/model/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import type { Policy } from "../engine/model/policy.js";
 import { describeTarget } from "../upstream/serverTarget.js";
-import { deadPatternDiagnostics, deadPatterns } from "../engine/policy/explain.js";
 import type { ToolGate } from "../engine/model/gate.js";
 import { resolveLayers } from "../engine/policy/layers.js";
 import { serverFilter } from "../engine/policy/serverFilter.js";
@@ -31,8 +30,6 @@ export interface WrapPlan {
   cwd?: string;
   /** Called once the server is spawned, so compiling the policy overlaps the server's start-up. */
   createGate(): Promise<ToolGate>;
-  /** Called with the tool names each time the catalog is fetched. */
-  onCatalog?: (tools: readonly string[]) => void;
 }
 
 /** True when any flag asks for the configuration directory. */
@@ -64,9 +61,9 @@ export function planConfigDirWrap(
     log(errorText(found.code, found.message, found.hint).trimEnd());
     return null;
   }
-  let layers;
   try {
-    layers = resolveLayers(config, selection, name);
+    // The selection is checked before anything is spawned; the gate resolves the layers again later.
+    resolveLayers(config, selection, name);
   } catch (error) {
     log(describeError(error).trimEnd());
     return null;
@@ -95,16 +92,6 @@ export function planConfigDirWrap(
     ).gate;
   };
 
-  let lastWarnings = "";
-  const onCatalog = (tools: readonly string[]): void => {
-    // Spec: dead patterns are logged when the catalog is fetched; a refetch that finds the same ones stays quiet.
-    const warnings = deadPatternDiagnostics(name, deadPatterns(layers, tools));
-    const text = warnings.map(formatDiagnostic).join("\n");
-    if (text === lastWarnings) return;
-    lastWarnings = text;
-    printDiagnostics(warnings);
-  };
-
   const server = found.server;
   const [program, ...args] = command;
   if (program !== undefined) {
@@ -112,7 +99,7 @@ export function planConfigDirWrap(
       `running the command after -- instead of the entry of '${name}' in mcp.json` +
         (server.transport === "stdio" ? ` (${describeTarget(server)})` : ""),
     );
-    return { command: program, args, createGate, onCatalog };
+    return { command: program, args, createGate };
   }
   if (server.transport !== "stdio") {
     log(
@@ -130,6 +117,5 @@ export function planConfigDirWrap(
     env: { ...process.env, ...server.env },
     ...(cwd === undefined ? {} : { cwd }),
     createGate,
-    onCatalog,
   };
 }

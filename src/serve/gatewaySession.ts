@@ -62,6 +62,8 @@ export interface SessionOptions {
   approvalTimeoutMs?: number;
   /** Decide and record, but forward everything (the audit log says `would-deny` / `would-hide`). */
   dryRun?: boolean;
+  /** The longest line accepted from a stdio server (`--max-frame-bytes`). */
+  maxFrameBytes?: number;
   /** One readable line per decision on stderr. */
   verbose?: boolean;
   log: (line: string) => void;
@@ -136,6 +138,7 @@ export class GatewaySession {
         capabilities: () => this.mirroredCapabilities(),
         ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }),
         timeoutMs: options.upstreamTimeoutMs,
+        ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
         backoff: options.backoff,
         hooks: {
           setup: (client) => this.setupUpstreamClient(name, client),

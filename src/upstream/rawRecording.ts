@@ -23,6 +23,8 @@ export type RecordingTarget =
       cwd?: string;
       /** Default `pipe` (each chunk to `onStderr`). */
       stderr?: "pipe" | "inherit" | "ignore";
+      /** Longest line accepted from the server. */
+      maxFrameBytes?: number;
     }
   | { transport: "http" | "sse"; url: string; headers: Record<string, string> };
 
@@ -51,6 +53,7 @@ export function recordingTransport(
           env: target.env,
           ...(target.cwd === undefined ? {} : { cwd: target.cwd }),
           ...(target.stderr === undefined ? {} : { stderr: target.stderr }),
+          ...(target.maxFrameBytes === undefined ? {} : { maxFrameBytes: target.maxFrameBytes }),
         },
         onRaw,
         onStderr,

@@ -1,13 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { DEFAULT_MAX_FRAME_BYTES, type InboundFrame } from "../engine/rpc/frames.js";
+import { readFrame } from "../engine/rpc/inbound.js";
+import { LineFramer } from "../transports/lineFramer.js";
 
 /**
  * An MCP stdio client transport that hands each line the server writes to `onRaw` before parsing it.
  * `toolgate pin` and `serve` need the text of `tools/list` answers as the server wrote it: the SDK's own
  * stdio transport parses lines into doubles, which loses the digits of integers beyond 2^53 that
- * `exact_schema_hash` is about. Otherwise it behaves as the SDK's: newline-delimited JSON, the child's
- * stderr piped (or inherited, or ignored), stdin closed then SIGTERM then SIGKILL on close.
+ * `exact_schema_hash` is about. Lines are read as strictly as wrap reads them (bounded length, UTF-8, no
+ * duplicate keys, bounded depth, no batches): a line that fails is dropped and reported through `onerror`,
+ * never read one way here and another way by the server. Otherwise it behaves as the SDK's:
+ * newline-delimited JSON, the child's stderr piped (or inherited, or ignored), stdin closed then SIGTERM
+ * then SIGKILL on close.
  */
 export interface RawStdioParams {
   command: string;
@@ -16,9 +22,10 @@ export interface RawStdioParams {
   cwd?: string;
   /** Default `pipe`: each chunk goes to `onStderr`. */
   stderr?: "pipe" | "inherit" | "ignore";
+  /** Longest line accepted from the server (`--max-frame-bytes`); longer ones are dropped. */
+  maxFrameBytes?: number;
 }
 
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
 const CLOSE_GRACE_MS = 2000;
 
 export class RawStdioClientTransport implements Transport {
@@ -26,14 +33,17 @@ export class RawStdioClientTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   private child: ChildProcess | undefined;
-  private buffered: Buffer[] = [];
-  private bufferedBytes = 0;
+  private readonly framer: LineFramer;
 
   constructor(
     private readonly params: RawStdioParams,
     private readonly onRaw: (text: string) => void,
     private readonly onStderr: (text: string) => void,
-  ) {}
+  ) {
+    this.framer = new LineFramer(params.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES, (frame) =>
+      this.deliver(frame),
+    );
+  }
 
   get pid(): number | null {
     return this.child?.pid ?? null;
@@ -59,7 +69,7 @@ export class RawStdioClientTransport implements Transport {
         this.onclose?.();
       });
       child.stdin?.on("error", (error) => this.onerror?.(error));
-      child.stdout?.on("data", (chunk: Buffer) => this.receive(chunk));
+      child.stdout?.on("data", (chunk: Buffer) => this.framer.push(chunk));
       child.stdout?.on("error", (error) => this.onerror?.(error));
       child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk.toString("utf8")));
     });
@@ -90,36 +100,19 @@ export class RawStdioClientTransport implements Transport {
     if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
   }
 
-  private receive(chunk: Buffer): void {
-    let start = 0;
-    for (;;) {
-      const newline = chunk.indexOf(0x0a, start);
-      if (newline < 0) break;
-      const piece = chunk.subarray(start, newline);
-      const line = this.buffered.length === 0 ? piece : Buffer.concat([...this.buffered, piece]);
-      this.buffered = [];
-      this.bufferedBytes = 0;
-      this.deliver(line.toString("utf8").replace(/\r$/, ""));
-      start = newline + 1;
+  private deliver(frame: InboundFrame): void {
+    if (frame.kind === "text") {
+      if (frame.text.trim() === "") return;
+      this.onRaw(frame.text);
     }
-    if (start < chunk.length) {
-      this.buffered.push(chunk.subarray(start));
-      this.bufferedBytes += chunk.length - start;
-      if (this.bufferedBytes > MAX_LINE_BYTES) {
-        this.buffered = [];
-        this.bufferedBytes = 0;
-        this.onerror?.(new Error(`the server wrote a line longer than ${MAX_LINE_BYTES} bytes`));
-        void this.close();
-      }
+    const inbound = readFrame(frame);
+    if (!inbound.ok) {
+      this.onerror?.(new Error(`dropped a server frame (${inbound.problem}): ${inbound.message}`));
+      return;
     }
-  }
-
-  private deliver(text: string): void {
-    if (text.trim() === "") return;
-    this.onRaw(text);
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(text));
+      message = JSONRPCMessageSchema.parse(inbound.message);
     } catch (error) {
       this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       return;

@@ -45,6 +45,8 @@ export interface UpstreamOptions {
    * servers under the SDK's transports with a fetch that records what they receive. Default false.
    */
   recordToolsListText?: boolean;
+  /** With `recordToolsListText`: the longest line accepted from a stdio server (`--max-frame-bytes`). */
+  maxFrameBytes?: number;
 }
 
 /** Every tool the server lists, and the raw text of each `tools/list` page they came from. */
@@ -148,6 +150,7 @@ function createTransport(
             transport: "stdio" as const,
             ...stdioLaunch(server, options.baseDir),
             stderr: options.stderr ?? "pipe",
+            ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
           }
         : { transport: server.transport, url: server.url, headers: { ...server.headers } };
     const recording = recordingTransport(target, onStderr);

@@ -43,6 +43,8 @@ export interface LinkOptions {
   capabilities: () => ClientCapabilities;
   baseDir?: string;
   timeoutMs: number;
+  /** The longest line accepted from a stdio server. */
+  maxFrameBytes?: number;
   backoff: Backoff;
   hooks: LinkHooks;
 }
@@ -168,6 +170,7 @@ export class UpstreamLink {
       clientInfo: { name: "toolgate", version: "0.1.0" },
       // Exact pins are checked against the schema text the server sent, as wrap does.
       recordToolsListText: true,
+      ...(this.options.maxFrameBytes === undefined ? {} : { maxFrameBytes: this.options.maxFrameBytes }),
       setup: (client) => hooks.setup(client),
       onStderr: (text) => {
         for (const line of text.split("\n")) if (line.trim() !== "") hooks.log(`[${server.name}] ${line}`);
