@@ -1,3 +1,4 @@
+import type { ToolgateCode } from "../engine/model/codes.js";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseAgentConfig } from "./agentConfig.js";
@@ -21,7 +22,7 @@ export interface LoadResult {
   diagnostics: Diagnostic[];
 }
 
-/** `--config-dir`, else `$TOOLGATE_CONFIG_DIR`, else `~/.config/toolgate` (DESIGN §4). */
+/** `--config-dir`, else `$TOOLGATE_CONFIG_DIR`, else `~/.config/toolgate` (docs/design.md, our choices). */
 export function resolveConfigDirPath(flag: string | undefined, env: NodeJS.ProcessEnv, home: string): string {
   if (flag !== undefined && flag !== "") return flag;
   const fromEnv = env["TOOLGATE_CONFIG_DIR"];
@@ -50,7 +51,7 @@ export function skillFilePath(dir: string, name: string): string {
   return join(dir, "skills", name, "SKILL.md");
 }
 
-function fileProblem(code: string, message: string, file: string): Diagnostic {
+function fileProblem(code: ToolgateCode, message: string, file: string): Diagnostic {
   return { severity: "error", code, message, file, line: 0, column: 0, path: "" };
 }
 

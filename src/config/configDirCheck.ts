@@ -1,3 +1,4 @@
+import type { ToolgateCode } from "../engine/model/codes.js";
 import type {
   AgentFile,
   ConfigDir,
@@ -21,7 +22,7 @@ import type { SourceRef } from "../engine/model/source.js";
  * config.yaml, the graph validator, and skill entries against the servers the skill enables. Pure.
  */
 
-function warning(code: string, message: string, at: SourceRef): Diagnostic {
+function warning(code: ToolgateCode, message: string, at: SourceRef): Diagnostic {
   return diagnosticAt("warning", code, at, message);
 }
 

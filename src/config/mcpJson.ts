@@ -1,3 +1,4 @@
+import type { ToolgateCode } from "../engine/model/codes.js";
 import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
 import { patternsFromSeq } from "./patternList.js";
 import type { PatternSource } from "../engine/model/patternLists.js";
@@ -22,7 +23,7 @@ export function emptyAllowedToolsMessage(server: string): string {
   return `MCP server '${server}' has an empty "allowedTools" list, so none of its tools will be callable`;
 }
 
-function error(code: string, message: string, at: SourceRef): Diagnostic {
+function error(code: ToolgateCode, message: string, at: SourceRef): Diagnostic {
   return diagnosticAt("error", code, at, message);
 }
 

@@ -1,3 +1,4 @@
+import type { ToolgateCode } from "../engine/model/codes.js";
 import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
 import type { PatternEntry, Policy } from "../engine/model/policy.js";
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
@@ -408,6 +409,6 @@ function plainToNode(value: unknown, at: SourceRef): SourceNode {
   return { kind: "scalar", value: scalar, raw: String(scalar), quoted: false, at };
 }
 
-function warn(out: Diagnostic[], code: string, at: SourceRef, message: string, hint?: string): void {
+function warn(out: Diagnostic[], code: ToolgateCode, at: SourceRef, message: string, hint?: string): void {
   out.push(diagnosticAt("warning", code, at, message, hint));
 }

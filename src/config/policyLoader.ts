@@ -1,3 +1,4 @@
+import type { ToolgateCode } from "../engine/model/codes.js";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
@@ -444,7 +445,7 @@ function sortByPosition(diagnostics: Diagnostic[]): Diagnostic[] {
     .map((x) => x.d);
 }
 
-function fileError(code: string, file: string, message: string, hint?: string): Diagnostic {
+function fileError(code: ToolgateCode, file: string, message: string, hint?: string): Diagnostic {
   const d: Diagnostic = { severity: "error", code, message, file, line: 0, column: 0, path: "" };
   if (hint !== undefined) d.hint = hint;
   return d;

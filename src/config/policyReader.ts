@@ -1,3 +1,4 @@
+import type { ToolgateCode } from "../engine/model/codes.js";
 import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
 import type { PatternEntry } from "../engine/model/policy.js";
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
@@ -11,11 +12,11 @@ import { childPath, describeKind, entryOf } from "./sourceTree.js";
 export class PolicyReader {
   readonly diagnostics: Diagnostic[] = [];
 
-  error(code: string, at: SourceRef, message: string, hint?: string): void {
+  error(code: ToolgateCode, at: SourceRef, message: string, hint?: string): void {
     this.push("error", code, at, message, hint);
   }
 
-  warn(code: string, at: SourceRef, message: string, hint?: string): void {
+  warn(code: ToolgateCode, at: SourceRef, message: string, hint?: string): void {
     this.push("warning", code, at, message, hint);
   }
 
@@ -82,7 +83,7 @@ export class PolicyReader {
   oneOf<T extends string>(
     node: SourceNode,
     accepted: readonly T[],
-    code = "E_POLICY_FIELD_VALUE",
+    code: ToolgateCode = "E_POLICY_FIELD_VALUE",
   ): T | undefined {
     const value = this.string(node, `one of ${quoteList(accepted)}`);
     if (value === undefined) return undefined;
@@ -145,7 +146,7 @@ export class PolicyReader {
 
   private push(
     severity: Diagnostic["severity"],
-    code: string,
+    code: ToolgateCode,
     at: SourceRef,
     message: string,
     hint?: string,

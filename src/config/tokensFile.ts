@@ -1,3 +1,4 @@
+import type { ToolgateCode } from "../engine/model/codes.js";
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import type { ContextSelection } from "../engine/model/configDir.js";
@@ -49,7 +50,7 @@ export function tokenDigest(token: string): Buffer {
   return createHash("sha256").update(token, "utf8").digest();
 }
 
-function error(code: string, message: string, at: SourceRef): Diagnostic {
+function error(code: ToolgateCode, message: string, at: SourceRef): Diagnostic {
   return { severity: "error", code, message, ...at };
 }
 

@@ -3,7 +3,7 @@ import type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from "../engine/r
 
 /**
  * The answer a server gives to a call of a tool it does not have, learned by calling a random unused name
- * once (DESIGN §2). toolgate answers hidden tools with it so a model cannot tell "hidden" from "absent".
+ * once (docs/design.md, two stages). toolgate answers hidden tools with it so a model cannot tell "hidden" from "absent".
  */
 export interface UnknownToolAnswer {
   /** `learned`: measured on this server; `sdk-default`: the probe failed, the MCP SDK's answer is used. */

@@ -3,7 +3,7 @@ import type { ServerSelection, ToolsMap, NameRef } from "./patternLists.js";
 import type { SourceRef } from "./source.js";
 
 /**
- * Everything loaded from a configuration directory (DESIGN §4). Roles, agents, sessions and skills are loaded
+ * Everything loaded from a configuration directory (docs/design.md, our choices). Roles, agents, sessions and skills are loaded
  * on demand (the selected ones at start, others when the console switches), so the maps hold what was loaded,
  * not what exists.
  */

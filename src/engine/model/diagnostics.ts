@@ -1,10 +1,11 @@
+import type { ToolgateCode } from "./codes.js";
 import type { SourceRef } from "./source.js";
 
 /** A finding about an input file: always names file, line, column and the field path it is about. */
 export interface Diagnostic {
   severity: "error" | "warning";
-  /** Stable code, e.g. `E_POLICY_FIELD_TYPE` or `W_UNKNOWN_FIELD`. */
-  code: string;
+  /** Stable code, e.g. `E_POLICY_FIELD_TYPE` or `W_UNKNOWN_FIELD` (docs/codes.md). */
+  code: ToolgateCode;
   message: string;
   file: string;
   /** 1-based; 0 when the finding is about the file as a whole. */
@@ -31,7 +32,7 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 /** A diagnostic about the value at `at` (file, line, column and field path come from the source). */
 export function diagnosticAt(
   severity: Diagnostic["severity"],
-  code: string,
+  code: ToolgateCode,
   at: SourceRef,
   message: string,
   hint?: string,

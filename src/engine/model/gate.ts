@@ -10,7 +10,7 @@ export interface ToolDefinition {
 }
 
 /**
- * What the caller knows about a tool beyond its definition, for the pin check of the name stage (DESIGN §2
+ * What the caller knows about a tool beyond its definition, for the pin check of the name stage (docs/design.md, two stages
  * item 3). Every field is optional.
  */
 export interface ToolContext {
@@ -34,7 +34,7 @@ export interface LimitRefusal {
   rule: Rule;
 }
 
-/** The name stage (DESIGN §2): may the client see this tool? */
+/** The name stage (docs/design.md, two stages): may the client see this tool? */
 export interface NameVerdict {
   visible: boolean;
   /**

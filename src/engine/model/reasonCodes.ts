@@ -1,4 +1,4 @@
-/** The reason codes of a decision (DESIGN §2). Stable: scripts and clients match on them. */
+/** The reason codes of a decision (docs/design.md, two stages). Stable: scripts and clients match on them. */
 export const REASON_CODES = [
   "E_TOOL_DENIED",
   "E_TOOL_NOT_ALLOWED",

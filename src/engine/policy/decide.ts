@@ -66,7 +66,7 @@ export function decideName(compiled: CompiledPolicy, tool: string): NameOutcome 
 }
 
 /**
- * The call decision, in the order of the policy-files spec and DESIGN §2: deny by name → allowlist →
+ * The call decision, in the order of the policy-files spec and docs/design.md, two stages: deny by name → allowlist →
  * limits → schema → unconstrained enforcement → scope restriction (`E_SCOPE_VIOLATION`) → approval
  * (`E_APPROVAL_REQUIRED` when no valid artifact came with the call and `context.canElicit` is `false`) →
  * obligations. Synchronous, and pure apart from reading the clock when `context.now` is absent and calling

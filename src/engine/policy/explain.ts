@@ -9,7 +9,7 @@ import { layerMatch } from "./layers.js";
 
 /**
  * A layer that is not a whitelist (the policy file): the seam through which the policy joins the view as one
- * more layer after the whitelist layers (DESIGN §4).
+ * more layer after the whitelist layers (docs/design.md, our choices).
  */
 export interface ExtraLayer {
   /** e.g. `policy (policy.yaml)`. */
@@ -80,7 +80,7 @@ export interface DeadPattern {
 
 /**
  * Patterns matching none of the tools the layers before them allow (for the first layer: none of the catalog),
- * DESIGN §4. Invalid patterns match nothing, so they are dead too. In layer order, then pattern order.
+ * docs/design.md, our choices. Invalid patterns match nothing, so they are dead too. In layer order, then pattern order.
  */
 export function deadPatterns(layers: readonly Layer[], catalog: readonly string[]): DeadPattern[] {
   const out: DeadPattern[] = [];

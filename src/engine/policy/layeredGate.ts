@@ -6,7 +6,7 @@ import { layerVerdict, type Layer } from "./layers.js";
 
 /**
  * A gate whose name stage first asks the whitelist layers of one server and then the inner gate (the policy
- * file, DESIGN §2 order). A tool hidden by a layer is hidden, never explained: the spec makes it
+ * file, docs/design.md, two stages order). A tool hidden by a layer is hidden, never explained: the spec makes it
  * indistinguishable from a tool the server does not have. Calls are decided by the inner gate. With the
  * server's name, the warnings about a fetched catalog include the layers' dead patterns (file and line),
  * which the spec says are logged whenever the catalog is fetched.

@@ -14,7 +14,7 @@ import type { NameVerdict } from "../model/gate.js";
 
 export type LayerLevel = "global" | "config" | "role" | "agent" | "session" | "skill" | "node";
 
-/** The display order, which is also the order "the first layer that hid" is looked for in (DESIGN §4). */
+/** The display order, which is also the order "the first layer that hid" is looked for in (docs/design.md, our choices). */
 export const LAYER_LEVELS: readonly LayerLevel[] = [
   "global",
   "config",

@@ -16,7 +16,7 @@ export type PinStage = (
 ) => PinWithheld | null;
 
 /**
- * The pin step of the name stage (DESIGN §2 item 3): `null` when the tool may be shown, else why it is
+ * The pin step of the name stage (docs/design.md, two stages: pins): `null` when the tool may be shown, else why it is
  * withheld (`E_TOOL_DRIFT`: its definition does not match a pin, or it has none under
  * `unpinned_tools: deny`). A bare name (see ToolContext.listed) is judged by name only: withheld when it has
  * no pin and unpinned tools are denied, otherwise left for the check of its definition.

@@ -4,7 +4,7 @@ import { decideName } from "./decide.js";
 import type { ExtraLayer } from "./explain.js";
 
 /**
- * The policy file as one more layer after the whitelist layers (DESIGN §4): its name rules hide (deny beats
+ * The policy file as one more layer after the whitelist layers (docs/design.md, our choices): its name rules hide (deny beats
  * allow; with an allowlist a tool must match it), so the info view shows it as `policy (<file>)` and a tool it
  * hides as `hidden by policy layer`. Pure.
  */

@@ -2,7 +2,7 @@ import { parseStrictJson } from "../json/strictJson.js";
 import type { InboundFrame } from "./frames.js";
 import { classifyMessage, INVALID_REQUEST, PARSE_ERROR, type JsonRpcMessage } from "./jsonRpc.js";
 
-/** Nesting bound for every frame, either direction (DESIGN §3: very deep nesting is rejected). */
+/** Nesting bound for every frame, either direction (docs/design.md, mistakes we do not repeat: very deep nesting is rejected). */
 export const MAX_FRAME_DEPTH = 64;
 
 export type InboundMessage =

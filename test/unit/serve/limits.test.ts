@@ -1,4 +1,4 @@
-// Limits count per client session (DESIGN §4): max_tool_calls_total counts calls that go to a tool (direct
+// Limits count per client session (docs/design.md, our choices): max_tool_calls_total counts calls that go to a tool (direct
 // calls, meta invoke); max_requests_total counts every other request too (lists, meta search and describe).
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

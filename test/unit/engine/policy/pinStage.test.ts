@@ -1,4 +1,4 @@
-// Pins as part of the gate's name stage (DESIGN §2 item 3).
+// Pins as part of the gate's name stage (docs/design.md, two stages: pins).
 import { describe, expect, it } from "vitest";
 import { formatDiagnostic } from "../../../../src/engine/model/diagnostics.js";
 import { loadPolicyText } from "../../../../src/config/policyLoader.js";

@@ -1,0 +1,153 @@
+import { REASON_CODES } from "./reasonCodes.js";
+
+/**
+ * Every code toolgate prints or records, in one place. Codes are stable: scripts, tests and clients match
+ * on them. `E_` codes are errors and refusals, `W_` codes warnings. docs/codes.md says what each means and
+ * how to fix it (a test keeps the two in step).
+ */
+
+/** toolgate's own refusals of a call or request (not the policy's): see session/answers.ts. */
+export const GATEWAY_REFUSAL_CODES = [
+  "E_AUDIT_WRITE",
+  "E_CATALOG_UNAVAILABLE",
+  "E_UPSTREAM_UNAVAILABLE",
+] as const;
+
+/** Findings about a policy file (loader, lint, migration). */
+export const POLICY_FILE_CODES = [
+  "E_POLICY_READ",
+  "E_POLICY_ENCODING",
+  "E_POLICY_EMPTY",
+  "E_POLICY_VERSION",
+  "E_POLICY_FIELD_TYPE",
+  "E_POLICY_FIELD_VALUE",
+  "E_POLICY_MISSING_FIELD",
+  "E_POLICY_UNSUPPORTED",
+  "E_POLICY_CONTRACT_VALUE",
+  "E_POLICY_CONTRACT_MISSING",
+  "E_POLICY_SCHEMA_CONFLICT",
+  "E_POLICY_PIN_HASH",
+  "E_POLICY_V1_PATTERN",
+  "E_POLICY_V1_OPERATOR",
+  "E_POLICY_MIGRATE",
+  "E_PATTERN_TOO_LONG",
+  "E_PATTERN_TRAILING_ESCAPE",
+  "W_DEPRECATED",
+  "W_DEPRECATED_V1",
+  "W_DEPRECATED_ROOT_LIST",
+  "W_UNSUPPORTED_FIELD",
+  "W_UNCONSTRAINED",
+  "W_UNCONSTRAINED_DENY",
+  "W_V1_PARAM_UNCONSTRAINED",
+  "W_SCHEMA_BOUNDS",
+  "W_SCHEMA_UNREACHABLE",
+  "W_SCHEMA_KEY_STAR",
+  "W_OBLIGATION_UNREACHABLE",
+  "W_OBLIGATION_LITERAL_STAR",
+  "W_ALLOW_ALL",
+  "W_ALLOW_LITERAL_STAR",
+  "W_DENY_LITERAL_STAR",
+  "W_PATTERN_EMPTY",
+  "W_CONTRACT_UNUSED",
+  "W_CONTRACT_FIELD_UNUSED",
+  "W_CONTRACT_DEFAULTED",
+] as const;
+
+/** Findings about the configuration directory and the tokens file. */
+export const CONFIG_CODES = [
+  "E_CONFIG",
+  "E_CONFIG_NOT_FOUND",
+  "E_CONFIG_READ",
+  "E_MCP_JSON",
+  "E_FIELD_TYPE",
+  "E_NAME",
+  "E_SERVER_NAME",
+  "E_NAME_COLLISION",
+  "E_ALIAS_CONFLICT",
+  "E_ALIAS_NOT_SERVER",
+  "E_TOO_MANY_ALIASES",
+  "E_MCP_TOOLS_FORM",
+  "E_SELECTION",
+  "E_UNKNOWN_SERVER",
+  "E_SERVER_NOT_ENABLED",
+  "E_NO_SERVER_ENABLED",
+  "E_SKILL_NOT_LOADED",
+  "E_GRAPH_NODE",
+  "E_GRAPH_AGENT_CONFIG",
+  "E_GRAPH_AGENT_SET",
+  "E_GRAPH_SERVER_NOT_ENABLED",
+  "E_SESSION_WRITE",
+  "E_TOKENS_READ",
+  "E_TOKENS_FILE",
+  "E_TOKENS_EMPTY",
+  "E_TOKENS_ENTRY",
+  "E_TOKENS_FIELD",
+  "E_TOKENS_WEAK",
+  "E_TOKENS_DUPLICATE",
+  "W_UNKNOWN_FIELD",
+  "W_FIELD_IGNORED",
+  "W_UNKNOWN_SERVER",
+  "W_INVALID_PATTERN",
+  "W_EMPTY_ALLOWED_TOOLS",
+  "W_DEAD_PATTERN",
+  "W_GRAPH_SERVER_NOT_ENABLED",
+  "W_SKILL_SERVER_NOT_ENABLED",
+] as const;
+
+/** Text that is not acceptable JSON or YAML, and values without a canonical form. */
+export const JSON_CODES = [
+  "E_SYNTAX",
+  "E_DUPLICATE_KEY",
+  "E_TOO_DEEP",
+  "E_JSON_SYNTAX",
+  "E_JSON_DUPLICATE_KEY",
+  "E_JSON_TOO_DEEP",
+  "E_JSON_OPTIONS",
+  "E_CANONICALIZE",
+] as const;
+
+/** Reaching servers and reading their catalogs. */
+export const SERVER_CODES = [
+  "E_MCP_SERVER",
+  "E_UPSTREAM_CONNECT",
+  "E_UPSTREAM_TOOLS",
+  "E_TOOLS_LIST",
+  "E_SERVER_NOT_RUNNING",
+] as const;
+
+/** The audit log and `toolgate pin`. */
+export const AUDIT_PIN_CODES = [
+  "E_AUDIT_OPEN",
+  "E_AUDIT_READ",
+  "E_AUDIT_CHAIN",
+  "E_PIN_INPUT",
+  "E_PIN_OUTPUT",
+  "E_PIN_EXACT_TEXT",
+] as const;
+
+/** The command line and the console. */
+export const CLI_CODES = [
+  "E_USAGE",
+  "E_INTERNAL",
+  "E_CONSOLE_USAGE",
+  "E_CONSOLE_COMMAND",
+  "E_SET_USAGE",
+  "E_SET_TARGET",
+  "E_SET_VALUE",
+] as const;
+
+export const ALL_CODES = [
+  ...REASON_CODES,
+  ...GATEWAY_REFUSAL_CODES,
+  ...POLICY_FILE_CODES,
+  ...CONFIG_CODES,
+  ...JSON_CODES,
+  ...SERVER_CODES,
+  ...AUDIT_PIN_CODES,
+  ...CLI_CODES,
+] as const;
+
+/** Any code toolgate prints or records. */
+export type ToolgateCode = (typeof ALL_CODES)[number];
+
+export type GatewayRefusalCode = (typeof GATEWAY_REFUSAL_CODES)[number];
