@@ -13,7 +13,8 @@ import { escapePointerToken } from "../json/pointer.js";
  */
 export function canonicalJson(value: unknown): string {
   try {
-    assertJsonValue(value, "", new Set());
+    // The quick walk builds no paths; only a value that fails it is walked again to say where.
+    if (!isJsonValue(value, new Set())) assertJsonValue(value, "", new Set());
   } catch (e) {
     if (e instanceof RangeError) throw cannot("the value is nested too deeply");
     throw e;
@@ -33,6 +34,37 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 
 function cannot(why: string): ToolgateError {
   return new ToolgateError("E_CANONICALIZE", `cannot put the value in RFC 8785 canonical JSON form: ${why}`);
+}
+
+/** What assertJsonValue accepts, without building a path per member (this runs once per audited call). */
+function isJsonValue(value: unknown, open: Set<object>): boolean {
+  switch (typeof value) {
+    case "boolean":
+      return true;
+    case "string":
+      return !LONE_SURROGATE.test(value);
+    case "number":
+      return Number.isFinite(value);
+    case "object":
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (open.has(value)) return false;
+  open.add(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!(i in value) || !isJsonValue(value[i], open)) return false;
+  } else {
+    const proto: unknown = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return false;
+    for (const key of Object.keys(value)) {
+      const member = (value as Record<string, unknown>)[key];
+      if (LONE_SURROGATE.test(key) || (member !== undefined && !isJsonValue(member, open))) return false;
+    }
+  }
+  open.delete(value);
+  return true;
 }
 
 function assertJsonValue(value: unknown, path: string, open: Set<object>): void {

@@ -32,4 +32,19 @@ describe("the code registry", () => {
       .join("\n");
     expect(ALL_CODES.filter((c) => !new RegExp(`\\b${c}\\b`).test(text))).toEqual([]);
   });
+
+  it("docs/codes.md has a section for each code with its meaning and fix, and no other", () => {
+    const doc = readFileSync(join(ROOT, "docs/codes.md"), "utf8");
+    const sections = doc.split(/^### /m).slice(1);
+    const documented = new Map(sections.map((s) => [s.slice(0, s.indexOf("\n")).trim(), s]));
+    expect(ALL_CODES.filter((c) => !documented.has(c))).toEqual([]);
+    expect([...documented.keys()].filter((c) => !(ALL_CODES as readonly string[]).includes(c))).toEqual([]);
+    for (const [code, body] of documented) {
+      expect({ code, meaning: /\*\*Meaning\*\*/.test(body), fix: /\*\*Fix\*\*/.test(body) }).toEqual({
+        code,
+        meaning: true,
+        fix: true,
+      });
+    }
+  });
 });
