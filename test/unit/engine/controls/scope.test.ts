@@ -173,6 +173,38 @@ describe("resource scope", () => {
     expect(checkScope(host, "fetch", { url: "https://api.example.com@evil.net/x" })).toHaveLength(1);
   });
 
+  it.each([
+    ["https://ok.example\\api\\@evil.com/x", "backslash"],
+    ["https://ok.example:443\\@evil.com/x", "backslash"],
+    ["https://ok.example\\\\@evil.com/api/x", "backslash"],
+    ["https://ok.example/api/\\..\\..\\x", "backslash"],
+    ["https://user@ok.example/api/x", "userinfo"],
+    ["https://ok.example@evil.com/api/x", "userinfo"],
+    ["https://ok.ex%61mple/api/x", "percent-encoded authority"],
+    ["https://ok.example/api/x\n", "control character"],
+    ["https://ok.exa\tmple/api/x", "control character"],
+    ["https://ok.example/a pi/x", "whitespace"],
+    ["https:ok.example/api/x", "no '//' authority"],
+    ["https://ok.éxample/api/x", "non-ASCII"],
+    ["https://0x7f.1/api/x", "host '127.0.0.1'"],
+  ])("refuses %s, which another URL parser reads differently (%s)", (url, why) => {
+    const scope = api("prefix", "https://ok.example/api/");
+    const violations = checkScope(scope, "fetch", { url });
+    expect(violations).toHaveLength(1);
+    expect(violations[0]!.message).toContain(why);
+  });
+
+  it("still admits plain URLs inside the scope, default port and case included", () => {
+    const scope = api("prefix", "https://ok.example/api/");
+    for (const url of [
+      "https://ok.example/api/x",
+      "HTTPS://OK.EXAMPLE/api/x",
+      "https://ok.example:443/api/x?q=1",
+    ]) {
+      expect(checkScope(scope, "fetch", { url })).toEqual([]);
+    }
+  });
+
   it("opaque resource names compare as written", () => {
     const db = api("prefix", "db:users/");
     expect(checkScope(db, "q", { resource: "db:users/42" })).toEqual([]);
