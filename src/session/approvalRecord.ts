@@ -52,7 +52,8 @@ export function approvalRecord(
         source: lookup.source,
         digest: checked.digest,
         profile: checked.profile,
-        summary: { ...checked.summary },
+        // The artifact names what it approves (bound_resource: a path, a URL): written scrubbed like the call.
+        summary: scrubbedSummary(checked.summary, redaction),
       };
     } else {
       const problem =
@@ -76,4 +77,17 @@ export function approvalRecord(
   }
   if (elicitation !== undefined) record.elicitation = elicitation;
   return record.artifact === undefined && record.elicitation === undefined ? undefined : record;
+}
+
+function scrubbedSummary(summary: object, redaction: CallRedaction): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(summary)) {
+    out[key] =
+      typeof value === "string"
+        ? redaction.scrub(value)
+        : Array.isArray(value)
+          ? value.map((item: unknown) => (typeof item === "string" ? redaction.scrub(item) : item))
+          : value;
+  }
+  return out;
 }

@@ -12,10 +12,21 @@ export interface CallRedaction {
   readonly contract: RedactContractInput | null;
   /** The arguments as they may be shown (the contract's redaction, else secret-looking members masked). */
   shownArguments(): unknown;
-  /** A text (a reason, an error message) with every value the redaction hides replaced. */
+  /** A text (a reason, an error message) with every value the redaction hides replaced, then cut. */
   scrub(text: string): string;
   /** Violations with their messages scrubbed (a scope violation quotes the path it refused). */
   scrubViolations(violations: readonly Violation[]): Violation[];
+}
+
+/**
+ * Longest text toolgate writes about a call in one reason or violation (after redaction: masking first and
+ * cutting after, so a cut never leaves a piece of a secret the mask would not recognise).
+ */
+export const MAX_WRITTEN_TEXT = 1000;
+
+/** A text cut to `max` characters, saying how much was left out. */
+export function cutText(text: string, max = MAX_WRITTEN_TEXT): string {
+  return text.length <= max ? text : `${text.slice(0, max)}… (${text.length - max} more characters)`;
 }
 
 /** The redaction every tool gets, listed under `redact_args` or not. */
@@ -34,8 +45,8 @@ export function callRedaction(contract: RedactContractInput | null, args: unknow
       return shown.value;
     },
     // Every contract covers the secret-looking members too (redact.ts selects them in both scopes).
-    scrub: (text: string): string => redactText(effective, text, args),
+    scrub: (text: string): string => cutText(redactText(effective, text, args)),
     scrubViolations: (violations) =>
-      violations.map((v) => ({ path: v.path, message: redactText(effective, v.message, args) })),
+      violations.map((v) => ({ path: v.path, message: cutText(redactText(effective, v.message, args)) })),
   };
 }

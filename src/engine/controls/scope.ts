@@ -234,8 +234,11 @@ function typeName(v: unknown): string {
         : `a ${typeof v}`;
 }
 
-/** The value quoted for a message: JSON-escaped (NUL shows as \u0000) and cut at 160 characters. */
+/**
+ * The value quoted for a message: JSON-escaped (NUL shows as \u0000) and whole. Never cut here: a value cut
+ * before redaction would leave a piece of a secret that the redaction no longer recognises, so toolgate's
+ * writers mask first and cut after (session/callRedaction.ts).
+ */
 export function show(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 160 ? `${text.slice(0, 157)}…"` : text;
+  return JSON.stringify(value) ?? String(value);
 }

@@ -12,9 +12,9 @@ const SRC = resolve(dirname(new URL(import.meta.url).pathname), "../../../src");
  * lower floor; folders on one floor do not import each other.
  */
 const FLOORS: readonly (readonly string[])[] = [
+  ["engine/model"],
   ["engine/errors.ts"],
   ["engine/json", "engine/patterns"],
-  ["engine/model"],
   ["engine/rpc", "engine/schema", "engine/pins"],
   ["engine/controls"],
   ["engine/policy"],

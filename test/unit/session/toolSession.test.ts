@@ -404,3 +404,26 @@ describe("ToolSession: describe (meta mode)", () => {
     expect(h.events.map((e) => (e as { decision: string }).decision)).toEqual(["allow", "hidden", "deny"]);
   });
 });
+
+describe("ToolSession: what it writes about a call is masked first, then cut", () => {
+  const scoped = `version: "2.0"
+tools:
+  allow: ["read"]
+  restrict_scope: ["read"]
+  redact_args: ["read"]
+  restrict_scope_contract: { scope_type: path_prefix, scope_value: /workspace, scope_match_mode: prefix }
+  redact_args_contract: { redaction_target: args, redaction_mode: mask, redaction_scope: all_fields }
+enforcement:
+  unconstrained_tools: allow
+`;
+
+  it("a long secret path outside the scope leaks no piece of itself into the deny, the audit or the log", () => {
+    const h = harness({ gate: gate(scoped), verbose: true });
+    const secret = `/etc/${"s3cr3t-".repeat(50)}tail`;
+    const step = h.call("read", { path: secret });
+    expect(step.kind).toBe("deny");
+    const written = JSON.stringify([step, h.events, h.logs]);
+    for (let i = 0; i + 20 <= secret.length; i += 7) expect(written).not.toContain(secret.slice(i, i + 20));
+    expect(written).toContain("***");
+  });
+});
