@@ -13,6 +13,7 @@ import type { ServeMode } from "../serve/serveMode.js";
 import { buildSessionContext } from "../serve/sessionContext.js";
 import { loadTokensFile, MIN_TOKEN_LENGTH, tokenDigest } from "../config/tokensFile.js";
 import { DEFAULT_BACKOFF } from "../upstream/upstreamLink.js";
+import { SecretScrubber } from "../upstream/serverSecrets.js";
 import { DEFAULT_MAX_BODY_BYTES, startHttpServer } from "../transports/httpServer.js";
 import { StrictStdioServerTransport } from "../transports/stdioServerTransport.js";
 import { addContextOptions, hasSelectionFlags, type ContextFlags } from "./contextOptions.js";
@@ -164,7 +165,10 @@ interface ClientContext {
 
 /** Resolves to an exit status, or null while serving HTTP (the process then runs until a signal). */
 async function serve(flags: ServeFlags): Promise<number | null> {
-  const log = (line: string): void => void process.stderr.write(`toolgate: ${line}\n`);
+  // Every line is scrubbed of what mcp.json configures for reaching servers (URL credentials, headers).
+  let secrets: SecretScrubber | null = null;
+  const log = (line: string): void =>
+    void process.stderr.write(`toolgate: ${secrets === null ? line : secrets.text(line)}\n`);
   const http = flags.http !== undefined;
   if (http && flags.stdio === true) return fail("choose one of --stdio and --http");
   const httpOnly: Array<[boolean, string]> = [
@@ -185,6 +189,7 @@ async function serve(flags: ServeFlags): Promise<number | null> {
   const loaded = loadContext(flags);
   if (loaded === null) return EXIT_BAD_INPUT;
   const { policy } = loaded;
+  secrets = new SecretScrubber(loaded.config.mcp.servers);
 
   const clients: ClientContext[] = [];
   if (!http) {

@@ -37,6 +37,7 @@ import {
   type Backoff,
   type ConnectUpstream,
 } from "../upstream/upstreamLink.js";
+import { SecretScrubber } from "../upstream/serverSecrets.js";
 import {
   rewritePromptResult,
   rewriteReadResult,
@@ -148,7 +149,7 @@ export class GatewaySession {
           log: options.log,
         },
       });
-      this.slots.set(name, { name, config, link, view });
+      this.slots.set(name, { name, config, link, view, secrets: new SecretScrubber([config]) });
     }
     this.tools = new ToolRouter({
       mode: options.mode,
@@ -400,7 +401,7 @@ export class GatewaySession {
     waiting.push(extra.requestId);
     this.inFlight.set(slot.name, waiting);
     try {
-      return (await upstream.client.request({ method, params: forwarded } as never, ResultSchema, {
+      const answer = (await upstream.client.request({ method, params: forwarded } as never, ResultSchema, {
         signal: extra.signal,
         timeout: this.options.requestTimeoutMs,
         resetTimeoutOnProgress: true,
@@ -417,6 +418,8 @@ export class GatewaySession {
               },
             }),
       })) as Json;
+      // What the operator configured for reaching the server (credentials, headers) never reaches the client.
+      return slot.secrets.json(answer);
     } catch (error) {
       if (isConnectionLoss(error)) {
         throw new UpstreamUnavailable(
@@ -426,13 +429,14 @@ export class GatewaySession {
       const malformedAnswer = error instanceof Error && error.name === "ZodError";
       if (!(error instanceof McpError) && !malformedAnswer && !extra.signal.aborted) {
         // Not an answer of the server but a failure of the way to it: reconnect rather than reuse it.
-        const reason = `sending ${method} failed: ${messageOf(error)}`;
+        const reason = slot.secrets.text(`sending ${method} failed: ${messageOf(error)}`);
         slot.link.dropConnection(upstream, reason);
         throw new UpstreamUnavailable(
           `MCP server '${slot.name}' could not be reached (${reason}); toolgate is reconnecting`,
         );
       }
-      throw relayed(error);
+      const relay = relayed(error);
+      throw new RelayedError(relay.code, slot.secrets.text(relay.message), slot.secrets.json(relay.data));
     } finally {
       const at = waiting.lastIndexOf(extra.requestId);
       if (at >= 0) waiting.splice(at, 1);
@@ -528,7 +532,12 @@ export class GatewaySession {
         return;
       case "notifications/message": {
         const logger = typeof params.logger === "string" ? `${server}/${params.logger}` : server;
-        await this.notifyClient({ method: notification.method, params: { ...params, logger } }, options);
+        const secrets = this.slots.get(server)?.secrets;
+        const shown = { ...params, logger };
+        await this.notifyClient(
+          { method: notification.method, params: secrets === undefined ? shown : secrets.json(shown) },
+          options,
+        );
         return;
       }
       case "notifications/elicitation/complete":

@@ -8,6 +8,7 @@ import type { ServerView } from "../session/serverView.js";
 import type { CatalogState } from "../session/toolCatalog.js";
 import type { ToolSession } from "../session/toolSession.js";
 import { sdkUnknownToolAnswer } from "../session/unknownToolAnswer.js";
+import type { SecretScrubber } from "../upstream/serverSecrets.js";
 import type { UpstreamLink } from "../upstream/upstreamLink.js";
 import { UpstreamUnavailable } from "../upstream/upstreamLink.js";
 import {
@@ -41,6 +42,8 @@ export interface ServerSlot {
   link: UpstreamLink;
   /** The server as the session decides about it (gate, audit name, realpath). */
   view: ServerView;
+  /** Scrubs what the operator configured for reaching the server from what is relayed about it. */
+  secrets: SecretScrubber;
 }
 
 /** What the router needs of one in-flight client request (the SDK's handler extra, opaque here). */

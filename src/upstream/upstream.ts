@@ -14,6 +14,7 @@ import type {
 import type { McpServerConfig, McpTransport } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
 import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
+import { SecretScrubber } from "./serverSecrets.js";
 import { describeTarget } from "./serverTarget.js";
 import { fetchCatalogPages, type CatalogPage } from "../session/catalogPages.js";
 
@@ -209,10 +210,14 @@ export async function connectUpstream(
   client.onclose = () => markClosed();
   options.setup?.(client);
 
+  // A server's answer or stderr may echo what it was reached with (a URL's credentials, a header).
+  const secrets = new SecretScrubber([server]);
   const fail = (reason: string): ToolgateError =>
     new ToolgateError(
       "E_UPSTREAM_CONNECT",
-      `cannot connect to MCP server '${server.name}' (${server.transport}: ${describeTarget(server)}): ${withStderr(reason, stderr)}`,
+      secrets.text(
+        `cannot connect to MCP server '${server.name}' (${server.transport}: ${describeTarget(server)}): ${withStderr(reason, stderr)}`,
+      ),
       server.transport === "stdio"
         ? `check "command", "args" and "cwd" of '${server.name}' in mcp.json`
         : `check that the server is running and "url" of '${server.name}' in mcp.json`,
@@ -242,8 +247,8 @@ export async function connectUpstream(
     pid,
     stderrText: () => stderr,
     listAllTools: async () =>
-      (await listToolCatalog(server.name, client, capabilities, timeoutMs, texts)).tools,
-    listToolCatalog: () => listToolCatalog(server.name, client, capabilities, timeoutMs, texts),
+      (await listToolCatalog(server.name, client, capabilities, timeoutMs, texts, secrets)).tools,
+    listToolCatalog: () => listToolCatalog(server.name, client, capabilities, timeoutMs, texts, secrets),
     listToolsPage: (cursor) => listToolsPage(client, cursor, timeoutMs, texts),
     closed,
     close: async () => {
@@ -281,6 +286,7 @@ async function listToolCatalog(
   capabilities: ServerCapabilities,
   timeoutMs: number,
   texts: ToolsListTexts | null,
+  secrets: SecretScrubber,
 ): Promise<ListedToolCatalog> {
   if (capabilities.tools === undefined) return { tools: [], pageTexts: [] };
   try {
@@ -292,7 +298,7 @@ async function listToolCatalog(
   } catch (error) {
     throw new ToolgateError(
       "E_UPSTREAM_TOOLS",
-      `MCP server '${name}' could not list its tools: ${reasonOf(error)}`,
+      secrets.text(`MCP server '${name}' could not list its tools: ${reasonOf(error)}`),
     );
   }
 }

@@ -63,22 +63,42 @@ export function redactArguments(contract: RedactContractInput, args: unknown): u
  * MIN_SCRUB_LENGTH characters, as written and percent-decoded, is scrubbed too.
  */
 export function redactText(contract: RedactContractInput, text: string, args: unknown): string {
-  const secrets = new Map<string, string>();
+  const replacements = new Map<string, string>();
   const mode = contract.redactionMode;
   for (const value of secretLeaves(args, selection(contract))) {
     const s = typeof value === "number" ? String(value) : value;
-    if (s.length < MIN_SCRUB_LENGTH || secrets.has(s)) continue;
+    if (s.length < MIN_SCRUB_LENGTH || replacements.has(s)) continue;
     const replacement =
       mode === "hash" ? hashValue(value) : mode === "partial" ? String(partialValue(value)) : MASK;
-    for (const piece of [s, ...pathPieces(s)]) {
-      for (const form of [piece, JSON.stringify(piece).slice(1, -1), encodeURIComponent(piece)]) {
-        if (!secrets.has(form)) secrets.set(form, replacement);
-      }
+    addSecretForms(replacements, s, replacement);
+  }
+  return replaceAll(text, replacements);
+}
+
+/**
+ * Scrubs known secret values (a server's configured credentials, header values, URL query parameters) from
+ * a text, as written, inside JSON text, URL-encoded and, for a value with separators, piece by piece, the
+ * way redactText scrubs argument values. Values shorter than MIN_SCRUB_LENGTH are not searched for.
+ */
+export function scrubSecretValues(text: string, secrets: Iterable<string>): string {
+  const replacements = new Map<string, string>();
+  for (const secret of secrets)
+    if (secret.length >= MIN_SCRUB_LENGTH) addSecretForms(replacements, secret, MASK);
+  return replaceAll(text, replacements);
+}
+
+function addSecretForms(replacements: Map<string, string>, secret: string, replacement: string): void {
+  for (const piece of [secret, ...pathPieces(secret)]) {
+    for (const form of [piece, JSON.stringify(piece).slice(1, -1), encodeURIComponent(piece)]) {
+      if (!replacements.has(form)) replacements.set(form, replacement);
     }
   }
+}
+
+function replaceAll(text: string, replacements: ReadonlyMap<string, string>): string {
   let out = text;
   // Longest first, so a secret that contains another is replaced whole.
-  for (const [secret, replacement] of [...secrets].sort((a, b) => b[0].length - a[0].length)) {
+  for (const [secret, replacement] of [...replacements].sort((a, b) => b[0].length - a[0].length)) {
     if (out.includes(secret)) out = out.split(secret).join(replacement);
   }
   return out;
