@@ -38,6 +38,8 @@ import {
   type ConnectUpstream,
 } from "../upstream/upstreamLink.js";
 import { SecretScrubber } from "../upstream/serverSecrets.js";
+import { nestedDeeperThan } from "../engine/json/strictJson.js";
+import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
 import {
   rewritePromptResult,
   rewriteReadResult,
@@ -418,6 +420,13 @@ export class GatewaySession {
               },
             }),
       })) as Json;
+      if (nestedDeeperThan(answer, MAX_FRAME_DEPTH)) {
+        // Bounded like every frame toolgate reads; refused with an error, never left unanswered.
+        throw new RelayedError(
+          ErrorCode.InternalError,
+          `toolgate refused the answer of MCP server '${slot.name}' to ${method}: nested deeper than ${MAX_FRAME_DEPTH} levels`,
+        );
+      }
       // What the operator configured for reaching the server (credentials, headers) never reaches the client.
       return slot.secrets.json(answer);
     } catch (error) {
@@ -511,6 +520,12 @@ export class GatewaySession {
 
   private async fromServer(server: string, notification: Notification): Promise<void> {
     if (this.closed) return;
+    if (nestedDeeperThan(notification, MAX_FRAME_DEPTH)) {
+      this.options.log(
+        `dropped notification ${notification.method} from '${server}': nested deeper than ${MAX_FRAME_DEPTH} levels`,
+      );
+      return;
+    }
     const params = (notification.params ?? {}) as Json;
     const related = this.relatedRequest(server);
     const options = related === undefined ? undefined : { relatedRequestId: related };

@@ -8,6 +8,7 @@ import {
 import type { AddressInfo } from "node:net";
 import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
+import { frameEnvelope } from "../engine/rpc/frameEnvelope.js";
 import { classifyMessage, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
@@ -229,12 +230,19 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       return;
     }
     const parsed = parseStrictJson(body.text, { maxDepth: MAX_FRAME_DEPTH });
+    // A refused request is answered under its own id when it has one unambiguous id.
+    const refusedId = (): JsonRpcId | null => {
+      const envelope = frameEnvelope(body.text);
+      return envelope.hasMethod ? envelope.id : null;
+    };
     if (!parsed.ok) {
       sendError(
         res,
         400,
         parsed.code === "E_JSON_SYNTAX" ? -32700 : -32600,
         `${parsed.code}: ${parsed.message}`,
+        {},
+        parsed.code === "E_JSON_SYNTAX" ? null : refusedId(),
       );
       return;
     }
@@ -249,7 +257,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     }
     const classified = classifyMessage(parsed.value);
     if (classified.kind === "invalid") {
-      sendError(res, 400, -32600, `Invalid Request: ${classified.reason}`);
+      sendError(res, 400, -32600, `Invalid Request: ${classified.reason}`, {}, refusedId());
       return;
     }
     const message = classified.message as unknown as JSONRPCMessage;

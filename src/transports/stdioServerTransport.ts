@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { readFrame } from "../engine/rpc/inbound.js";
+import { readFrame, refusalId } from "../engine/rpc/inbound.js";
 import { errorResponse } from "../engine/rpc/jsonRpc.js";
 import { LineFramer } from "./lineFramer.js";
 
@@ -28,7 +28,10 @@ export class StrictStdioServerTransport implements Transport {
       const inbound = readFrame(frame);
       if (!inbound.ok) {
         this.log(`rejected a client frame (${inbound.problem}): ${inbound.message}`);
-        void this.send(errorResponse(null, inbound.code, inbound.message) as unknown as JSONRPCMessage);
+        // Under the frame's own id when it is a request with one unambiguous id (the client stops waiting).
+        void this.send(
+          errorResponse(refusalId(inbound), inbound.code, inbound.message) as unknown as JSONRPCMessage,
+        );
         return;
       }
       this.onmessage?.(inbound.message as JSONRPCMessage);

@@ -107,7 +107,14 @@ export class RawStdioClientTransport implements Transport {
     }
     const inbound = readFrame(frame);
     if (!inbound.ok) {
-      this.onerror?.(new Error(`dropped a server frame (${inbound.problem}): ${inbound.message}`));
+      const why = `toolgate refused the server's frame (${inbound.problem}): ${inbound.message}`;
+      this.onerror?.(new Error(why));
+      // A refused answer still settles the request it answers, so the call fails now instead of at its
+      // timeout; a refused request of the server is answered with the refusal.
+      const { id, hasMethod } = inbound.envelope;
+      if (id !== null && hasMethod)
+        void this.send({ jsonrpc: "2.0", id, error: { code: inbound.code, message: why } });
+      else if (id !== null) this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message: why } });
       return;
     }
     let message: JSONRPCMessage;

@@ -3,7 +3,8 @@ import type { RealpathHook } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
 import { extractToolSchemaTexts } from "../engine/pins/exactHash.js";
 import type { InboundFrame } from "../engine/rpc/frames.js";
-import { readFrame } from "../engine/rpc/inbound.js";
+import type { FrameEnvelope } from "../engine/rpc/frameEnvelope.js";
+import { readFrame, refusalId } from "../engine/rpc/inbound.js";
 import {
   errorResponse,
   INTERNAL_ERROR,
@@ -105,6 +106,13 @@ export class PolicyProxy {
   private unknownAnswer: UnknownToolAnswer | null = null;
   private probe: Promise<void> | null = null;
 
+  /**
+   * Ids of client requests not answered yet (by the server or by toolgate). A request reusing one is refused,
+   * so every answer belongs to exactly one request; an answer from the server to an id not in here (a second
+   * answer) is dropped.
+   */
+  private readonly clientPending = new Set<JsonRpcId>();
+
   private waiting = false;
   private readonly backlog: Array<JsonRpcRequest | JsonRpcNotification> = [];
   private idleWaiters: Array<() => void> = [];
@@ -131,7 +139,7 @@ export class PolicyProxy {
       ...(options.realpath === undefined ? {} : { realpath: options.realpath }),
     };
     this.privateRequests = new PrivateRequests((request) => peers.toServer(request), this.timeoutMs);
-    this.approvals = new ApprovalAsker((message) => peers.toClient(message), approvalTimeoutMs);
+    this.approvals = new ApprovalAsker((message) => this.toClient(message), approvalTimeoutMs);
     this.catalog = new ToolCatalog(
       async (cursor) => {
         const { response, text } = await this.privateRequests.start(
@@ -156,8 +164,12 @@ export class PolicyProxy {
     const inbound = readFrame(frame);
     if (!inbound.ok) {
       this.options.log(`rejected a client frame (${inbound.problem}): ${inbound.message}`);
-      // The id of a frame we could not accept is not trustworthy, so the answer carries none.
-      this.peers.toClient(errorResponse(null, inbound.code, inbound.message));
+      // Answered under the frame's own id when it is a request with one unambiguous id, so the client does not
+      // wait for its timeout; otherwise under null. A refused frame never counts as a request in flight.
+      const id = refusalId(inbound);
+      this.toClient(
+        errorResponse(id !== null && !this.clientPending.has(id) ? id : null, inbound.code, inbound.message),
+      );
       return;
     }
     if (inbound.kind === "response") {
@@ -167,6 +179,23 @@ export class PolicyProxy {
       return;
     }
     const message = inbound.message as JsonRpcRequest | JsonRpcNotification;
+    if (inbound.kind === "request") {
+      const id = (message as JsonRpcRequest).id;
+      if (this.clientPending.has(id)) {
+        this.options.log(
+          `refused a client request reusing the id ${JSON.stringify(id)} of a request in flight`,
+        );
+        this.toClient(
+          errorResponse(
+            null,
+            INVALID_REQUEST,
+            `Invalid Request: the id ${JSON.stringify(id)} belongs to a request still in flight; use a new id`,
+          ),
+        );
+        return;
+      }
+      this.clientPending.add(id);
+    }
     if (this.waiting) this.backlog.push(message);
     else this.run(message);
   }
@@ -176,6 +205,10 @@ export class PolicyProxy {
     const inbound = readFrame(frame);
     if (!inbound.ok) {
       this.options.log(`dropped a server frame (${inbound.problem}): ${inbound.message}`);
+      this.refusedServerFrame(
+        inbound.envelope,
+        `toolgate refused the server's answer (${inbound.problem}): ${inbound.message}`,
+      );
       return;
     }
     if (inbound.kind === "response") {
@@ -186,12 +219,18 @@ export class PolicyProxy {
         this.privateRequests.settle(id, response, text);
         return;
       }
+      if (id === null || !this.clientPending.has(id)) {
+        this.options.log(
+          `dropped an answer from the server to ${id === null ? "no request" : `the request ${JSON.stringify(id)}, which is not in flight (a second answer?)`}`,
+        );
+        return;
+      }
       if (id !== null && this.initializeIds.delete(id)) this.noteInitializeResult(response);
       else if (id !== null && this.pendingLists.delete(id)) {
         this.filterList(response, text);
         return;
       }
-      this.peers.toClient(response);
+      this.toClient(response);
       return;
     }
     const message = inbound.message as JsonRpcRequest | JsonRpcNotification;
@@ -205,6 +244,31 @@ export class PolicyProxy {
       this.catalog.markStale();
       if (this.started) void this.catalog.refresh();
     }
+    this.toClient(message);
+  }
+
+  /**
+   * A server frame that was refused still settles what it answers: a response under an id in flight gets the
+   * refusal as its error (the client does not wait for its timeout), one to toolgate's own request fails
+   * it, and a request is answered with the refusal so the server does not wait either.
+   */
+  private refusedServerFrame(envelope: FrameEnvelope, message: string): void {
+    const id = envelope.id;
+    if (id === null) return;
+    if (envelope.hasMethod) {
+      this.peers.toServer(errorResponse(id, INVALID_REQUEST, message));
+    } else if (this.privateRequests.owns(id)) {
+      this.privateRequests.settle(id, errorResponse(id, INTERNAL_ERROR, message));
+    } else if (this.clientPending.has(id)) {
+      this.pendingLists.delete(id);
+      this.initializeIds.delete(id);
+      this.toClient(errorResponse(id, INTERNAL_ERROR, message));
+    }
+  }
+
+  /** Everything for the client goes through here: an answer ends its request's time in flight. */
+  private toClient(message: JsonRpcMessage): void {
+    if (!("method" in message) && message.id !== null) this.clientPending.delete(message.id);
     this.peers.toClient(message);
   }
 
@@ -255,7 +319,7 @@ export class PolicyProxy {
     const text = error instanceof Error ? error.message : String(error);
     this.options.log(`internal error handling ${message.method}: ${text}`);
     if (isRequest(message)) {
-      this.peers.toClient(
+      this.toClient(
         errorResponse(message.id, INTERNAL_ERROR, `toolgate internal error; request not forwarded: ${text}`),
       );
     }
@@ -271,7 +335,7 @@ export class PolicyProxy {
     }
     const request = message;
     if (this.privateRequests.owns(request.id)) {
-      this.peers.toClient(errorResponse(request.id, INVALID_REQUEST, RESERVED_ID));
+      this.toClient(errorResponse(request.id, INVALID_REQUEST, RESERVED_ID));
       return undefined;
     }
     switch (request.method) {
@@ -289,7 +353,7 @@ export class PolicyProxy {
     const counters = this.session.countRequest(false);
     const refused = this.session.limitRequest(request.id, request.method, counters);
     if (refused !== null) {
-      this.peers.toClient({ jsonrpc: "2.0", id: request.id, error: refused });
+      this.toClient({ jsonrpc: "2.0", id: request.id, error: refused });
       return undefined;
     }
     if (request.method === "tools/list") this.pendingLists.add(request.id);
@@ -302,7 +366,7 @@ export class PolicyProxy {
     const name = request.params?.name;
     if (typeof name !== "string") {
       this.options.log("refused a tools/call without a string params.name");
-      this.peers.toClient(
+      this.toClient(
         errorResponse(request.id, INVALID_PARAMS, "Invalid params: tools/call needs params.name, a string"),
       );
       return undefined;
@@ -336,10 +400,10 @@ export class PolicyProxy {
         this.peers.toServer(step.params === request.params ? request : { ...request, params: step.params });
         return;
       case "deny":
-        this.peers.toClient({ jsonrpc: "2.0", id: request.id, result: step.result });
+        this.toClient({ jsonrpc: "2.0", id: request.id, result: step.result });
         return;
       case "absent":
-        this.peers.toClient((this.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name));
+        this.toClient((this.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name));
         return;
       case "ask":
         // The question does not hold up the client's other messages: they go on while the person decides.
@@ -422,7 +486,7 @@ export class PolicyProxy {
   /** Every `tools/list` answer the client asked for, every page: only visible tools (cursors untouched). */
   private filterList(response: JsonRpcResponse, text: string | undefined): void {
     if (response.error !== undefined) {
-      this.peers.toClient(response);
+      this.toClient(response);
       return;
     }
     const result = response.result;
@@ -430,7 +494,7 @@ export class PolicyProxy {
       this.options.log(
         "the server's tools/list result has no tools array; answered the client with an error",
       );
-      this.peers.toClient(
+      this.toClient(
         errorResponse(
           response.id,
           INTERNAL_ERROR,
@@ -462,9 +526,9 @@ export class PolicyProxy {
       exactSchemaText,
     });
     if (!listed.recorded) {
-      this.peers.toClient({ jsonrpc: "2.0", id: response.id, error: LIST_NOT_RECORDED });
+      this.toClient({ jsonrpc: "2.0", id: response.id, error: LIST_NOT_RECORDED });
       return;
     }
-    this.peers.toClient({ ...response, result: { ...result, tools: listed.shown } });
+    this.toClient({ ...response, result: { ...result, tools: listed.shown } });
   }
 }

@@ -42,3 +42,21 @@ export function parseStrictJson(text: string, options?: StrictJsonOptions): Stri
     };
   }
 }
+
+/**
+ * True when a parsed value nests arrays and objects deeper than `maxDepth` (counted as parseStrictJson
+ * counts it). Iterative, so a value of any depth is measured without exhausting the stack: for answers that
+ * arrived through a parser toolgate does not control (an SDK transport) before they are passed on.
+ */
+export function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (typeof current !== "object" || current === null) continue;
+    if (depth + 1 > maxDepth) return true;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return false;
+}

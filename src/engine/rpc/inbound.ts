@@ -1,4 +1,5 @@
 import { parseStrictJson } from "../json/strictJson.js";
+import { frameEnvelope, type FrameEnvelope } from "./frameEnvelope.js";
 import type { InboundFrame } from "./frames.js";
 import { classifyMessage, INVALID_REQUEST, PARSE_ERROR, type JsonRpcMessage } from "./jsonRpc.js";
 
@@ -7,8 +8,13 @@ export const MAX_FRAME_DEPTH = 64;
 
 export type InboundMessage =
   | { ok: true; kind: "request" | "notification" | "response"; message: JsonRpcMessage }
-  /** `code` is the JSON-RPC error to answer the sender with; `problem` is a short stable label for logs. */
-  | { ok: false; code: number; problem: string; message: string };
+  /**
+   * `code` is the JSON-RPC error to answer the sender with; `problem` is a short stable label for logs;
+   * `envelope` what could still be told of the frame (its id, whether it is a request), to answer it by.
+   */
+  | { ok: false; code: number; problem: string; message: string; envelope: FrameEnvelope };
+
+const NO_ENVELOPE: FrameEnvelope = { id: null, hasMethod: false };
 
 /**
  * Parses and checks one frame. Everything the proxy forwards is what this returned, re-serialized: a
@@ -18,28 +24,32 @@ export function readFrame(frame: InboundFrame): InboundMessage {
   switch (frame.kind) {
     case "oversize":
       return reject(
+        NO_ENVELOPE,
         INVALID_REQUEST,
         "oversize",
         `Invalid Request: frame longer than ${frame.limitBytes} bytes (--max-frame-bytes); discarded`,
       );
     case "invalid-utf8":
-      return reject(PARSE_ERROR, "invalid-utf8", "Parse error: frame is not valid UTF-8");
+      return reject(NO_ENVELOPE, PARSE_ERROR, "invalid-utf8", "Parse error: frame is not valid UTF-8");
     case "text":
       break;
   }
   const parsed = parseStrictJson(frame.text, { maxDepth: MAX_FRAME_DEPTH });
+  const text = frame.text;
+  const envelope = (): FrameEnvelope => frameEnvelope(text);
   if (!parsed.ok) {
     switch (parsed.code) {
       case "E_JSON_SYNTAX":
-        return reject(PARSE_ERROR, "invalid-json", `Parse error: ${parsed.message}`);
+        return reject(NO_ENVELOPE, PARSE_ERROR, "invalid-json", `Parse error: ${parsed.message}`);
       case "E_JSON_DUPLICATE_KEY":
-        return reject(INVALID_REQUEST, "duplicate-key", `Invalid Request: ${parsed.message}`);
+        return reject(envelope(), INVALID_REQUEST, "duplicate-key", `Invalid Request: ${parsed.message}`);
       case "E_JSON_TOO_DEEP":
-        return reject(INVALID_REQUEST, "too-deep", `Invalid Request: ${parsed.message}`);
+        return reject(envelope(), INVALID_REQUEST, "too-deep", `Invalid Request: ${parsed.message}`);
     }
   }
   if (Array.isArray(parsed.value)) {
     return reject(
+      NO_ENVELOPE,
       INVALID_REQUEST,
       "batch",
       "Invalid Request: JSON-RPC batches are not accepted; send one message per line",
@@ -48,6 +58,7 @@ export function readFrame(frame: InboundFrame): InboundMessage {
   const classified = classifyMessage(parsed.value);
   if (classified.kind === "invalid") {
     return reject(
+      envelope(),
       INVALID_REQUEST,
       "not-json-rpc",
       `Invalid Request: not a JSON-RPC 2.0 message: ${classified.reason}`,
@@ -56,6 +67,11 @@ export function readFrame(frame: InboundFrame): InboundMessage {
   return { ok: true, kind: classified.kind, message: classified.message };
 }
 
-function reject(code: number, problem: string, message: string): InboundMessage {
-  return { ok: false, code, problem, message };
+function reject(envelope: FrameEnvelope, code: number, problem: string, message: string): InboundMessage {
+  return { ok: false, code, problem, message, envelope };
+}
+
+/** The id to answer a refused frame under: its own when it is a request with one unambiguous id, else null. */
+export function refusalId(inbound: Extract<InboundMessage, { ok: false }>): string | number | null {
+  return inbound.envelope.hasMethod ? inbound.envelope.id : null;
 }

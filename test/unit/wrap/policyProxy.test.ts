@@ -243,11 +243,30 @@ describe("PolicyProxy: tools/list", () => {
     expect(h.answerTo(2)!.result).toEqual({ tools: [{ name: "d" }] });
   });
 
-  it("does not touch a response whose id was not a tools/list request", async () => {
+  it("drops a server answer to a request that is not in flight (never asked, or answered already)", async () => {
     const h = harness({ hidden: ["x"] });
     await h.handshake();
+    const before = h.toClient.length;
     h.server({ jsonrpc: "2.0", id: 99, result: { tools: [{ name: "x" }] } });
-    expect(h.toClient.at(-1)).toEqual({ jsonrpc: "2.0", id: 99, result: { tools: [{ name: "x" }] } });
+    h.client({ jsonrpc: "2.0", id: 5, method: "ping" });
+    await h.settle();
+    h.server({ jsonrpc: "2.0", id: 5, result: { second: true } });
+    expect(h.toClient.slice(before)).toEqual([{ jsonrpc: "2.0", id: 5, result: {} }]);
+  });
+
+  it("refuses a request that reuses the id of one in flight, so no answer can be taken for another's", async () => {
+    const h = harness({ hidden: ["x"] }, { silent: ["ping"] });
+    await h.handshake();
+    h.client({ jsonrpc: "2.0", id: 7, method: "ping" });
+    h.client({ jsonrpc: "2.0", id: 7, method: "tools/list" });
+    await h.settle();
+    expect(
+      h.toServer.filter((m) => (m as JsonRpcRequest).id === 7).map((m) => (m as JsonRpcRequest).method),
+    ).toEqual(["ping"]);
+    expect(h.toClient.at(-1)).toMatchObject({
+      id: null,
+      error: { code: -32600, message: expect.stringContaining("in flight") },
+    });
   });
 
   it("shows everything in a dry run and records would-filter", async () => {
@@ -613,7 +632,7 @@ describe("PolicyProxy: everything else", () => {
     );
   });
 
-  it("answers hostile client frames with errors (id null) and keeps serving", async () => {
+  it("answers hostile client frames with errors (under their own id when it is unambiguous) and keeps serving", async () => {
     const h = harness();
     await h.handshake();
     const before = h.toServer.length;
@@ -633,8 +652,8 @@ describe("PolicyProxy: everything else", () => {
     ).toEqual([
       [null, -32700],
       [null, -32600],
-      [null, -32600],
-      [null, -32600],
+      [1, -32600],
+      [1, -32600],
       [null, -32600],
       [null, -32600],
       [null, -32600],
