@@ -5,6 +5,7 @@ import { verifyChain, type ChainReport } from "../audit/verifyChain.js";
 import { ToolgateError } from "../engine/errors.js";
 import { describeError, printError } from "./errorReport.js";
 import { formatOption } from "./infoCommand.js";
+import { printableLines } from "../engine/text/printable.js";
 
 /** Exit statuses of `audit verify`: the chain holds / a link is broken / the file could not be read. */
 const EXIT_VALID = 0;
@@ -60,7 +61,7 @@ function verify(file: string, flags: VerifyFlags): number {
   if (flags.format === "json") {
     process.stdout.write(JSON.stringify({ file, ...report }, null, 2) + "\n");
   } else {
-    process.stdout.write(renderReport(file, report));
+    process.stdout.write(printableLines(renderReport(file, report)));
   }
   return report.ok ? EXIT_VALID : EXIT_BROKEN;
 }

@@ -7,6 +7,7 @@ import { completeLine } from "./console/completion.js";
 import { ConsoleSession } from "./console/consoleSession.js";
 import { addContextOptions, type ContextFlags } from "./contextOptions.js";
 import { loadContext } from "./contextLoader.js";
+import { printableLines } from "../engine/text/printable.js";
 
 interface ConsoleFlags extends ContextFlags {
   echo?: boolean;
@@ -114,7 +115,7 @@ async function runConsole(flags: ConsoleFlags): Promise<number> {
         }
       }
       const result = await session.run(line);
-      process.stdout.write(result.text);
+      process.stdout.write(printableLines(result.text));
       if (!result.ok) anyFailed = true;
       if (result.exit === true) {
         exited = true;

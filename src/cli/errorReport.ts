@@ -1,8 +1,11 @@
 import { ToolgateError } from "../engine/errors.js";
+import { printable } from "../engine/text/printable.js";
 
 /** `error CODE: message`, then `  hint: …` when there is a hint; each line ends in a newline. */
 export function errorText(code: string, message: string, hint?: string): string {
-  return `error ${code}: ${message}\n` + (hint === undefined ? "" : `  hint: ${hint}\n`);
+  return (
+    `error ${code}: ${printable(message)}\n` + (hint === undefined ? "" : `  hint: ${printable(hint)}\n`)
+  );
 }
 
 /** Any error as errorText; errors without a code are E_INTERNAL. */

@@ -18,6 +18,7 @@ import { DEFAULT_MAX_BODY_BYTES, startHttpServer } from "../transports/httpServe
 import { StrictStdioServerTransport } from "../transports/stdioServerTransport.js";
 import { addContextOptions, hasSelectionFlags, type ContextFlags } from "./contextOptions.js";
 import { loadContext } from "./contextLoader.js";
+import { printable } from "../engine/text/printable.js";
 
 interface ServeFlags extends ContextFlags {
   stdio?: boolean;
@@ -168,7 +169,7 @@ async function serve(flags: ServeFlags): Promise<number | null> {
   // Every line is scrubbed of what mcp.json configures for reaching servers (URL credentials, headers).
   let secrets: SecretScrubber | null = null;
   const log = (line: string): void =>
-    void process.stderr.write(`toolgate: ${secrets === null ? line : secrets.text(line)}\n`);
+    void process.stderr.write(`toolgate: ${printable(secrets === null ? line : secrets.text(line))}\n`);
   const http = flags.http !== undefined;
   if (http && flags.stdio === true) return fail("choose one of --stdio and --http");
   const httpOnly: Array<[boolean, string]> = [

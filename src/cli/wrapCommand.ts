@@ -14,6 +14,7 @@ import { runStdioWrap } from "../wrap/stdioWrap.js";
 import { addContextOptions, hasSelectionFlags } from "./contextOptions.js";
 import { describeError } from "./errorReport.js";
 import type { WrapConfigFlags, WrapPlan } from "./wrapConfigDir.js";
+import { printable } from "../engine/text/printable.js";
 
 interface WrapOptions extends WrapConfigFlags {
   policy?: string;
@@ -78,7 +79,7 @@ export function registerWrapCommand(program: Command): void {
 
 async function wrap(command: string[], options: WrapOptions): Promise<number> {
   const log = (line: string): void => {
-    process.stderr.write(`toolgate: ${line}\n`);
+    process.stderr.write(`toolgate: ${printable(line)}\n`);
   };
   const usesConfigDir =
     options.server !== undefined || options.configDir !== undefined || hasSelectionFlags(options);

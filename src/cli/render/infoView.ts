@@ -8,6 +8,7 @@ import {
   type ToolExplanation,
 } from "../../engine/policy/explain.js";
 import { layerPatternText, type Layer } from "../../engine/policy/layers.js";
+import { printable } from "../../engine/text/printable.js";
 
 /**
  * The `.info mcp-server <name>` view (spec "Inspecting the effective filter"): the same lines, words, glyphs and
@@ -119,7 +120,8 @@ export function renderInfoView(view: InfoView): string {
   const nameWidth = Math.max(0, ...view.tools.map((t) => width(t.tool)));
   for (const t of view.tools) lines.push(toolRow(t, nameWidth));
   for (const d of view.dead) lines.push(`⚠ ${deadPatternMessage(d)}`);
-  return lines.map((l) => `${l}\n`).join("");
+  // Names come from servers and files: a control character in one is shown escaped, never acted on.
+  return lines.map((l) => `${printable(l)}\n`).join("");
 }
 
 interface WhereJson {

@@ -1,5 +1,6 @@
 import type { ToolgateCode } from "./codes.js";
 import type { SourceRef } from "./source.js";
+import { printable } from "../text/printable.js";
 
 /** A finding about an input file: always names file, line, column and the field path it is about. */
 export interface Diagnostic {
@@ -22,7 +23,8 @@ export function formatDiagnostic(d: Diagnostic): string {
   const where = d.line > 0 ? `${d.file}:${d.line}:${d.column}` : d.file;
   const field = d.path === "" ? "" : ` ${d.path}:`;
   const hint = d.hint ? ` (hint: ${d.hint})` : "";
-  return `${where}: ${d.severity} ${d.code}${field} ${d.message}${hint}`;
+  // One line whatever the file held: a key or value with a newline or an escape sequence is shown escaped.
+  return printable(`${where}: ${d.severity} ${d.code}${field} ${d.message}${hint}`);
 }
 
 export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {

@@ -12,6 +12,7 @@ const SRC = resolve(dirname(new URL(import.meta.url).pathname), "../../../src");
  * lower floor; folders on one floor do not import each other.
  */
 const FLOORS: readonly (readonly string[])[] = [
+  ["engine/text"],
   ["engine/model"],
   ["engine/errors.ts"],
   ["engine/json", "engine/patterns"],
