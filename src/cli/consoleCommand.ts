@@ -53,11 +53,16 @@ function readHistory(file: string): string[] {
 }
 
 async function runConsole(flags: ConsoleFlags): Promise<number> {
-  const context = loadContext(flags);
+  // The console may start a new session (its `.set` commands then create the file).
+  const context = loadContext(flags, true, { newSessions: true });
   if (context === null) return 2;
   const log = (line: string): void => {
     process.stderr.write(`${line}\n`);
   };
+  const started = context.selection.session;
+  if (started !== undefined && context.config.sessions.get(started)?.exists === false) {
+    log(`session '${started}' is new: it has no layer until \`.set mcp_tools.<server> …\` gives it one`);
+  }
   const session = new ConsoleSession({
     config: context.config,
     selection: context.selection,

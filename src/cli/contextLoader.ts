@@ -40,10 +40,14 @@ export interface LoadedContext {
  * Resolves and loads the directory with the selection, then the policy. Every diagnostic goes to stderr with
  * file and line; null when anything has an error (the caller exits 2).
  */
-export function loadContext(flags: ContextFlags, withPolicy = true): LoadedContext | null {
+export function loadContext(
+  flags: ContextFlags,
+  withPolicy = true,
+  options: { newSessions?: boolean } = {},
+): LoadedContext | null {
   const dir = resolveConfigDirPath(flags.configDir, process.env, homedir());
   const selection = selectionOf(flags);
-  const { config, diagnostics } = loadConfigDir(dir, selection);
+  const { config, diagnostics } = loadConfigDir(dir, selection, options);
   printDiagnostics(diagnostics);
   if (hasErrors(diagnostics)) {
     process.stderr.write(`toolgate: the configuration in ${dir} has errors (see above)\n`);

@@ -58,7 +58,8 @@ function fileProblem(code: ToolgateCode, message: string, file: string): Diagnos
 /** The file's text, `null` when it does not exist; other read failures are diagnostics. */
 function readText(file: string, diagnostics: Diagnostic[]): string | null {
   try {
-    return readFileSync(file, "utf8");
+    // A byte-order mark is not part of the text (editors on Windows write one).
+    return readFileSync(file, "utf8").replace(/^\uFEFF/, "");
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
     diagnostics.push(fileProblem("E_CONFIG_READ", `cannot read the file: ${(err as Error).message}`, file));
@@ -72,7 +73,12 @@ function badName(kind: string, name: string, file: string): Diagnostic[] {
 }
 
 /** Loads `mcp.json` and `config.yaml`, then every selected role, agent, session and skill, then checks the selection. */
-export function loadConfigDir(dir: string, selection: ContextSelection): LoadResult {
+export function loadConfigDir(
+  dir: string,
+  selection: ContextSelection,
+  /** `newSessions`: a selected session without a file starts empty (the console); else it is an error. */
+  options: { newSessions?: boolean } = {},
+): LoadResult {
   const diagnostics: Diagnostic[] = [];
   const mcpFile = join(dir, "mcp.json");
   const mcpText = readText(mcpFile, diagnostics);
@@ -113,7 +119,9 @@ export function loadConfigDir(dir: string, selection: ContextSelection): LoadRes
   };
   if (selection.role !== undefined) add(loadRole(config, selection.role));
   if (selection.agent !== undefined) add(loadAgent(config, selection.agent));
-  if (selection.session !== undefined) add(loadSession(config, selection.session));
+  if (selection.session !== undefined) {
+    add(loadSession(config, selection.session, { mustExist: options.newSessions !== true }));
+  }
   for (const skill of new Set(selection.skills)) add(loadSkill(config, skill));
   diagnostics.push(...selectionProblems(config, selection));
   return { config, diagnostics: sortDiagnostics(diagnostics) };
@@ -206,14 +214,27 @@ export function loadAgent(config: ConfigDir, name: string): LoadResult {
   return { config: next, diagnostics: sortDiagnostics([...diagnostics, ...checkAgent(next, agent)]) };
 }
 
-/** Adds `sessions/<name>.yaml`; a session without a file is a new, empty session. */
-export function loadSession(config: ConfigDir, name: string): LoadResult {
+/**
+ * Adds `sessions/<name>.yaml`. A session without a file is a new, empty session when the console starts one;
+ * named by a flag (`mustExist`) it is an error, like a mistyped role: a typo must not run with no layer.
+ */
+export function loadSession(
+  config: ConfigDir,
+  name: string,
+  options: { mustExist?: boolean } = {},
+): LoadResult {
   const file = sessionFilePath(config.dir, name);
   const named = badName("session", name, file);
   if (named.length > 0) return { config, diagnostics: named };
   const diagnostics: Diagnostic[] = [];
   const text = readText(file, diagnostics);
   if (diagnostics.length > 0) return { config, diagnostics };
+  if (text === null && options.mustExist === true) {
+    const problem = fileProblem("E_CONFIG_NOT_FOUND", `no session '${name}' (expected ${file})`, file);
+    problem.hint =
+      "start it in `toolgate console` (`.session <name>`, then `.set mcp_tools.<server> …`), or check the name";
+    return { config, diagnostics: [problem] };
+  }
   const parsed =
     text === null ? { session: newSession(name, file), diagnostics: [] } : parseSessionFile(name, file, text);
   const sessions = new Map(config.sessions).set(name, parsed.session);

@@ -52,11 +52,41 @@ export function parseYamlSource(
 
 /** Splits Markdown with a `---` YAML front-matter block; the YAML keeps its line numbers in the file. */
 export function parseFrontMatter(file: string, text: string): SourceParseResult & { body: string } {
-  const match = /^---[ \t]*\r?\n([\s\S]*?)^---[ \t]*(?:\r?\n|$)/m.exec(text);
-  if (match === null || match.index !== 0) return { root: null, diagnostics: [], body: text };
-  const yamlText = match[1] ?? "";
-  const parsed = parseYamlSource(file, yamlText, { lineOffset: 1 });
-  return { ...parsed, body: text.slice(match[0].length) };
+  // A byte-order mark and blank lines before the opening `---` are what editors leave; the header counts.
+  const lines = text.replace(/^\uFEFF/, "").split("\n");
+  let open = 0;
+  while (open < lines.length && lines[open]!.trim() === "") open++;
+  if (open === lines.length || !/^---[ \t]*\r?$/.test(lines[open]!)) {
+    return { root: null, diagnostics: [], body: text };
+  }
+  // Closed by `---`, or by `...` (YAML's end of document).
+  let close = open + 1;
+  while (close < lines.length && !/^(?:---|\.\.\.)[ \t]*\r?$/.test(lines[close]!)) close++;
+  if (close === lines.length) {
+    // Never closed: applying part of it, or none, would be a silent guess about what the author meant.
+    return {
+      root: null,
+      diagnostics: [
+        {
+          severity: "error",
+          code: "E_FRONT_MATTER",
+          message: `the front matter opened with '---' on line ${open + 1} is never closed`,
+          file,
+          line: open + 1,
+          column: 1,
+          path: "",
+          hint: "end the YAML header with a line of '---' (or '...')",
+        },
+      ],
+      body: text,
+    };
+  }
+  const yamlText = lines
+    .slice(open + 1, close)
+    .map((line) => line.replace(/\r$/, ""))
+    .join("\n");
+  const parsed = parseYamlSource(file, yamlText, { lineOffset: open + 1 });
+  return { ...parsed, body: lines.slice(close + 1).join("\n") };
 }
 
 /** The plain JavaScript value of a node (for JSON Schemas and other free-form values). */

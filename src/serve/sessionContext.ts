@@ -47,7 +47,7 @@ export function buildSessionContext(
 ): ContextResult {
   let current = config;
   if (selection.session !== undefined) {
-    const loaded = loadSession(config, selection.session);
+    const loaded = loadSession(config, selection.session, { mustExist: true });
     if (hasErrors(loaded.diagnostics)) return { ok: false, diagnostics: loaded.diagnostics };
     current = loaded.config;
   }

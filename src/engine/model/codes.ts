@@ -58,6 +58,7 @@ export const CONFIG_CODES = [
   "E_CONFIG",
   "E_CONFIG_NOT_FOUND",
   "E_CONFIG_READ",
+  "E_FRONT_MATTER",
   "E_MCP_JSON",
   "E_FIELD_TYPE",
   "E_NAME",

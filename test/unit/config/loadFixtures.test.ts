@@ -4,6 +4,7 @@ import {
   listConfigDirNames,
   loadConfigDir,
   loadRole,
+  loadSession,
   resolveConfigDirPath,
 } from "../../../src/config/configDir.js";
 import type { Diagnostic } from "../../../src/engine/model/diagnostics.js";
@@ -169,10 +170,18 @@ describe("selection problems", () => {
     expect(errors[0]!.file).toBe(file === "" ? FULL : join(FULL, file));
   });
 
-  it("a session without a file is a new, empty session", () => {
-    const { config, diagnostics } = loadConfigDir(FULL, { session: "fresh", skills: [] });
+  it("a session without a file is a new, empty session when the console starts it", () => {
+    const base = loadConfigDir(FULL, { skills: [] }).config;
+    const { config, diagnostics } = loadSession(base, "fresh");
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(config.sessions.get("fresh")).toMatchObject({ exists: false, mcpTools: null });
+  });
+
+  it("a session named by a flag that has no file is an error, like a mistyped role", () => {
+    const { diagnostics } = loadConfigDir(FULL, { session: "fresh", skills: [] });
+    expect(diagnostics.filter((d) => d.severity === "error")).toEqual([
+      expect.objectContaining({ code: "E_CONFIG_NOT_FOUND", message: expect.stringContaining("no session 'fresh'") }),
+    ]);
   });
 
   it("a directory without mcp.json is an error", () => {
