@@ -67,7 +67,8 @@ async function runConsole(flags: ConsoleFlags): Promise<number> {
     config: context.config,
     selection: context.selection,
     policy: context.policy,
-    connect: (server) => connectUpstream(server, { baseDir: context.dir, stderr: "pipe" }),
+    connect: (server) =>
+      connectUpstream(server, { baseDir: context.dir, stderr: "pipe", recordToolsListText: true }),
     log,
   });
 

@@ -6,6 +6,7 @@ import { addContextOptions, printDiagnostics, type ContextFlags } from "./contex
 import { loadContext } from "./contextLoader.js";
 import { describeError, errorText, printError } from "./errorReport.js";
 import { buildInfoView, infoViewJson, renderInfoView } from "./render/infoView.js";
+import { seenTools } from "./seenTools.js";
 import { lookupEnabledServer } from "./serverLookup.js";
 
 interface InfoFlags extends ContextFlags {
@@ -68,14 +69,20 @@ async function info(name: string, flags: InfoFlags): Promise<number> {
   }
   let upstream;
   try {
-    upstream = await connectUpstream(found.server, { baseDir: context.dir, timeoutMs: flags.timeout });
+    upstream = await connectUpstream(found.server, {
+      baseDir: context.dir,
+      timeoutMs: flags.timeout,
+      // Exact pins are checked against the schema text the server sent, as the gate checks them.
+      recordToolsListText: true,
+    });
   } catch (error) {
     printError(describeError(error));
     return EXIT_UNREACHABLE;
   }
   try {
-    const tools = await upstream.listAllTools();
-    const catalog = tools.map((t) => t.name);
+    const { names: catalog, seen } = await seenTools(upstream, name, (line) =>
+      process.stderr.write(`toolgate: ${line}\n`),
+    );
     // Spec: dead patterns are also logged as warnings when the server's catalog is fetched.
     printDiagnostics(deadPatternDiagnostics(name, deadPatterns(filter.layers, catalog)));
     const view = buildInfoView({
@@ -85,6 +92,7 @@ async function info(name: string, flags: InfoFlags): Promise<number> {
       layers: filter.layers,
       extras: filter.extras,
       catalog,
+      seen,
     });
     process.stdout.write(
       flags.format === "json" ? JSON.stringify(infoViewJson(view), null, 2) + "\n" : renderInfoView(view),

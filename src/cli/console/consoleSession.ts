@@ -17,6 +17,7 @@ import { policyHasNameRules } from "../../engine/policy/policyLayer.js";
 import { composeVisibleTools, serverFilter } from "../../engine/policy/serverFilter.js";
 import { describeError, errorText } from "../errorReport.js";
 import { buildInfoView, renderInfoView } from "../render/infoView.js";
+import { seenTools } from "../seenTools.js";
 import { renderListView } from "../render/listView.js";
 import { lookupEnabledServer } from "../serverLookup.js";
 import { failed, firstLine, lines, ok, type CommandResult } from "./commandResult.js";
@@ -172,7 +173,7 @@ export class ConsoleSession {
       );
     }
     const upstream = this.servers.upstream(name)!;
-    const catalog = (await upstream.listAllTools()).map((t) => t.name);
+    const { names: catalog, seen } = await seenTools(upstream, name, this.log);
     const filter = serverFilter(this.config, this.selection, name, this.policy);
     const view = buildInfoView({
       server: name,
@@ -181,6 +182,7 @@ export class ConsoleSession {
       layers: filter.layers,
       extras: filter.extras,
       catalog,
+      seen,
     });
     return ok(renderInfoView(view));
   }

@@ -3,8 +3,10 @@ import {
   deadPatternMessage,
   deadPatterns,
   explainTool,
+  layerWord,
   type DeadPattern,
   type ExtraLayer,
+  type SeenTool,
   type ToolExplanation,
 } from "../../engine/policy/explain.js";
 import { layerPatternText, type Layer } from "../../engine/policy/layers.js";
@@ -32,6 +34,8 @@ export interface InfoViewInput {
   extras?: readonly ExtraLayer[];
   /** The names of the server's tools (its full catalog). */
   catalog: readonly string[];
+  /** The tools as the server listed them, by name: the pin stage judges definitions, not names. */
+  seen?: ReadonlyMap<string, SeenTool>;
 }
 
 export interface InfoViewLayer {
@@ -62,7 +66,9 @@ function byName(a: string, b: string): number {
 
 export function buildInfoView(input: InfoViewInput): InfoView {
   const extras = input.extras ?? [];
-  const tools = [...input.catalog].sort(byName).map((name) => explainTool(input.layers, name, extras));
+  const tools = [...input.catalog]
+    .sort(byName)
+    .map((name) => explainTool(input.layers, name, extras, input.seen?.get(name)));
   return {
     server: input.server,
     transport: input.transport,
@@ -71,7 +77,7 @@ export function buildInfoView(input: InfoViewInput): InfoView {
     layers: [
       ...input.layers.map((l) => ({
         label: l.label,
-        level: l.level,
+        level: layerWord(l),
         summary: layerPatternText(l),
         layer: l,
       })),

@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../model/diagnostics.js";
+import type { ToolContext, ToolDefinition } from "../model/gate.js";
 import type { Layer, LayerPattern } from "./layers.js";
 import { layerMatch } from "./layers.js";
 
@@ -18,8 +19,17 @@ export interface ExtraLayer {
   level: string;
   /** What the filter-layers header prints after `<label>: `. */
   summary: string;
-  /** `matched`: the rule or pattern shown in ✓ rows; `null` to show nothing for this layer. */
-  judge(tool: string): { allowed: boolean; matched: string | null };
+  /**
+   * `matched`: the rule or pattern shown in ✓ rows; `null` to show nothing for this layer. `seen`: the tool's
+   * definition as the server listed it, when the view has it (the pin stage judges definitions).
+   */
+  judge(tool: string, seen?: SeenTool): { allowed: boolean; matched: string | null };
+}
+
+/** A tool as the server listed it, and what the pin stage needs besides (its server, its schema's raw text). */
+export interface SeenTool {
+  definition: ToolDefinition;
+  context?: ToolContext;
 }
 
 export interface ExplainStep {
@@ -46,12 +56,13 @@ export function explainTool(
   layers: readonly Layer[],
   tool: string,
   extras: readonly ExtraLayer[] = [],
+  seen?: SeenTool,
 ): ToolExplanation {
   const steps: ExplainStep[] = layers.map((layer) => {
     const pattern = layerMatch(layer, tool);
     return {
       label: layer.label,
-      level: layer.level,
+      level: layerWord(layer),
       allowed: pattern !== null,
       matched: pattern?.source ?? null,
       layer,
@@ -59,7 +70,7 @@ export function explainTool(
     };
   });
   for (const extra of extras) {
-    const verdict = extra.judge(tool);
+    const verdict = extra.judge(tool, seen);
     steps.push({
       label: extra.label,
       level: extra.level,
@@ -96,7 +107,7 @@ export function deadPatterns(layers: readonly Layer[], catalog: readonly string[
 
 /** `role pattern 'bogus_*' matches no allowed tools` (the ⚠ line of the info view, without the glyph). */
 export function deadPatternMessage(dead: DeadPattern): string {
-  return `${dead.layer.level} pattern '${dead.pattern.source}' matches no allowed tools`;
+  return `${layerWord(dead.layer)} pattern '${dead.pattern.source}' matches no allowed tools`;
 }
 
 /**
@@ -116,4 +127,12 @@ export function deadPatternDiagnostics(server: string, dead: readonly DeadPatter
       path: at?.path ?? "",
     };
   });
+}
+
+/**
+ * How ✗ rows and ⚠ lines name a layer: its level (`role`, `global`, …), and for a skill the skill too
+ * (`skill (triage)`), since several skills can be loaded at once and each is its own layer.
+ */
+export function layerWord(layer: Layer): string {
+  return layer.level === "skill" ? layer.label.replace(/ via .*$/, "") : layer.level;
 }

@@ -2,6 +2,7 @@ import type { Policy } from "../model/policy.js";
 import type { CompiledPolicy } from "./compile.js";
 import { decideName } from "./decide.js";
 import type { ExtraLayer } from "./explain.js";
+import { createPinStage } from "./pinStage.js";
 
 /**
  * The policy file as one more layer after the whitelist layers (docs/design.md, our choices): its name rules hide (deny beats
@@ -49,6 +50,31 @@ export function policyExtraLayer(active: ActivePolicy): ExtraLayer {
       const outcome = decideName(compiled, tool);
       if (!outcome.allowed) return { allowed: false, matched: null };
       return { allowed: true, matched: compiled.allow === null ? "*" : (outcome.rule?.value ?? null) };
+    },
+  };
+}
+
+/** True when the policy's pins can withhold anything: pins, or unpinned tools denied. */
+export function policyHasPins(policy: Policy): boolean {
+  return policy.toolPins.length > 0 || policy.enforcement.unpinnedTools === "deny";
+}
+
+/**
+ * The policy's pin stage as an {@link ExtraLayer} after the policy layer, so the verdict view withholds what
+ * the gate withholds: a tool whose listed definition does not match its pin, or without one under
+ * `unpinned_tools: deny`. Judged like the gate: a definition when the view has one, a bare name otherwise.
+ */
+export function pinExtraLayer(active: ActivePolicy, serverId: string): ExtraLayer {
+  const policy = active.compiled.policy;
+  const stage = createPinStage(policy);
+  const pinned = policy.toolPins.length;
+  return {
+    label: `pins (${active.shownPath})`,
+    level: "pins",
+    summary: `${pinned} ${pinned === 1 ? "pin" : "pins"}; unpinned tools ${policy.enforcement.unpinnedTools === "deny" ? "withheld" : "allowed"}`,
+    judge(tool, seen) {
+      const withheld = stage(seen?.definition ?? { name: tool }, seen?.context, serverId);
+      return withheld === null ? { allowed: true, matched: null } : { allowed: false, matched: null };
     },
   };
 }

@@ -3,7 +3,13 @@ import type { ExtraLayer } from "./explain.js";
 import type { ToolDefinition, ToolGate } from "../model/gate.js";
 import { withWhitelistLayers } from "./layeredGate.js";
 import { resolveLayers, type Layer } from "./layers.js";
-import { policyExtraLayer, policyHasNameRules, type ActivePolicy } from "./policyLayer.js";
+import {
+  pinExtraLayer,
+  policyExtraLayer,
+  policyHasNameRules,
+  policyHasPins,
+  type ActivePolicy,
+} from "./policyLayer.js";
 import { allowAllGate, createPolicyGate } from "./policyGate.js";
 
 /**
@@ -38,9 +44,18 @@ export function serverFilter(
   return {
     server,
     layers,
-    extras: policy === null ? [] : [policyExtraLayer(policy)],
+    extras:
+      policy === null
+        ? []
+        : [
+            policyExtraLayer(policy),
+            ...(policyHasPins(policy.compiled.policy) ? [pinExtraLayer(policy, server)] : []),
+          ],
     gate: withWhitelistLayers(layers, inner, server),
-    filtered: layers.length > 0 || (policy !== null && policyHasNameRules(policy.compiled.policy)),
+    filtered:
+      layers.length > 0 ||
+      (policy !== null &&
+        (policyHasNameRules(policy.compiled.policy) || policyHasPins(policy.compiled.policy))),
   };
 }
 
