@@ -111,8 +111,12 @@ export function registerPolicyCommands(program: Command): void {
         process.exitCode = needed ? EXIT.needsMigration : EXIT.ok;
         return;
       }
-      // The source text lets migration keep the file's header comment.
-      const text = migratePolicy(policy, readFileSync(opts.input, "utf8"));
+      const source = readFileSync(opts.input, "utf8");
+      // An already-v2 file is left exactly as it is (its comments and layout are the author's); only a file
+      // that needs migrating is rewritten, keeping its header comment.
+      const text = needed ? migratePolicy(policy, source) : source;
+      if (!needed)
+        process.stderr.write(`toolgate: ${opts.input} is already version 2.0; written unchanged\n`);
       if (opts.output === undefined) process.stdout.write(text);
       else writeFileSync(opts.output, text);
       process.exitCode = EXIT.ok;

@@ -120,16 +120,17 @@ export function stepFor(ctx: PipelineContext, hand: CallInHand, verdict: CallVer
       : verdict.kind === "deny"
         ? verdict.rejected
         : undefined;
+  const warnings = verdict.kind === "allow" ? verdict.warnings : [];
   const recorded = record(ctx, hand, {
     decision: outcome,
     code,
     rule,
     reason,
-    warnings: verdict.kind === "allow" ? verdict.warnings : [],
+    warnings,
     approval: () => approvalRecord(hand.lookup, checked, undefined, hand.redaction()),
   });
   ctx.verbose?.(
-    `tools/call ${label(hand)}: ${outcome}${code === null ? "" : ` ${code}`} — ${reason}${ruleText(rule)}`,
+    `tools/call ${label(hand)}: ${outcome}${code === null ? "" : ` ${code}`} — ${reason}${ruleText(rule)}${warningsText(warnings)}`,
   );
   if (verdict.kind === "allow" || ctx.dryRun) return recorded ? forwardStep(ctx, hand) : notRecorded(hand);
   // A refusal is answered the same whether or not it was recorded (the failure is on stderr): an audit
@@ -205,7 +206,7 @@ function answeredStep(
       warnings,
       approval,
     });
-    ctx.verbose?.(`tools/call ${label(hand)}: allow — ${reason}`);
+    ctx.verbose?.(`tools/call ${label(hand)}: allow — ${reason}${warningsText(warnings)}`);
     return recorded ? forwardStep(ctx, hand) : notRecorded(hand);
   }
   const reason = `${required} and ${notApprovedText(answer.outcome, ctx.approvalTimeoutMs)}${detail === undefined ? "" : ` (${detail})`}`;
@@ -305,6 +306,10 @@ function omitsStructuredContent(hand: CallInHand): boolean {
 
 function label(hand: CallInHand): string {
   return hand.call.calledAs ?? hand.call.tool;
+}
+
+function warningsText(warnings: readonly string[]): string {
+  return warnings.length === 0 ? "" : ` (warnings: ${warnings.join(", ")})`;
 }
 
 function ruleText(rule: Rule | null): string {

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "../engine/model/gate.js";
+import { ToolgateError } from "../engine/errors.js";
 import { isJsonObject } from "../engine/rpc/jsonRpc.js";
 
 /** A server tool as listed: the fields decisions use, plus whatever else the server sent. */
@@ -32,6 +33,8 @@ export const MAX_CATALOG_PAGES = 1000;
 export async function fetchCatalogPages(
   fetchPage: FetchCatalogPage,
   log: (line: string) => void,
+  /** `refuse`: a name listed twice is an error (`toolgate pin`: a pin would be ambiguous). */
+  options: { duplicates?: "keep-first" | "refuse" } = {},
 ): Promise<FetchedCatalog> {
   const tools = new Map<string, ListedTool>();
   const pageTexts: (string | undefined)[] = [];
@@ -49,6 +52,12 @@ export async function fetchCatalogPages(
         continue;
       }
       if (tools.has(tool.name)) {
+        if (options.duplicates === "refuse") {
+          throw new ToolgateError(
+            "E_TOOLS_LIST",
+            `the server lists tool '${tool.name}' twice; a pin would be ambiguous`,
+          );
+        }
         log(`the server lists tool '${tool.name}' twice; using the first definition`);
         continue;
       }

@@ -5,6 +5,7 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type {
   ClientCapabilities,
   Implementation,
@@ -267,7 +268,12 @@ async function listToolsPage(
   timeoutMs: number,
   texts: ToolsListTexts | null,
 ): Promise<CatalogPage> {
-  const list = () => client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+  // Passed through as the server sent it, not checked against the SDK's Tool type (which would refuse a
+  // whole page for one tool without an inputSchema): the catalog reads each entry itself.
+  const list = () =>
+    client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, ResultSchema, {
+      timeout: timeoutMs,
+    });
   const { pending, id } = texts === null ? { pending: list(), id: undefined } : texts.capture(list);
   let text: string | undefined;
   let result: unknown;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 /** The bundled CLI (`npm run build`); TOOLGATE_E2E_CLI points elsewhere when needed. */
@@ -57,7 +57,7 @@ export interface Connected {
 
 /** The official SDK client over stdio to `command args`, with the given client capabilities. */
 export async function connect(
-  spec: { command: string; args: string[] },
+  spec: { command: string; args: string[]; env?: Record<string, string> },
   capabilities: ConstructorParameters<typeof Client>[1] = {},
   setup?: (client: Client) => void,
 ): Promise<Connected> {
@@ -66,6 +66,7 @@ export async function connect(
     args: spec.args,
     stderr: "pipe",
     cwd: ROOT,
+    ...(spec.env === undefined ? {} : { env: { ...getDefaultEnvironment(), ...spec.env } }),
   });
   let stderr = "";
   transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));

@@ -1,5 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ListToolsResultSchema, type Implementation } from "@modelcontextprotocol/sdk/types.js";
+import { ResultSchema, type Implementation } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../engine/model/mcpServers.js";
 import { ToolgateError } from "../../engine/errors.js";
 import { recordingTransport, type RecordingTarget } from "../../upstream/rawRecording.js";
@@ -8,13 +8,15 @@ import { stdioLaunch } from "../../upstream/upstream.js";
 import { parseStrictJson } from "../../engine/json/strictJson.js";
 import { extractToolSchemaTexts } from "../../engine/pins/exactHash.js";
 import type { ToolDefinition } from "../../engine/model/gate.js";
+import { fetchCatalogPages } from "../../session/catalogPages.js";
 
 /**
  * The live catalog of one MCP server as `toolgate pin` needs it: every page of `tools/list`, each tool
  * read from the JSON text the server sent (strict JSON, as the gateway reads it) together with its
  * inputSchema's raw text, from which exact_schema_hash is taken.
  *
- * The SDK client does the handshake and the paging; the transport underneath is one that records each
+ * The SDK client does the handshake, the one pagination loop (session/catalogPages.ts) the paging, refusing
+ * a tool listed twice (a pin would be ambiguous); the transport underneath is one that records each
  * message's text before the SDK parses it (gateway/rawRecording.ts), and the `tools/list` answers are
  * picked out of those texts by request id.
  */
@@ -31,7 +33,6 @@ export interface LiveCatalog {
   rawSchemas: Map<string, string>;
 }
 
-const MAX_PAGES = 1000;
 const STDERR_KEEP = 4000;
 
 /**
@@ -84,46 +85,46 @@ export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number):
     if (client.getServerCapabilities()?.tools === undefined) {
       return { serverInfo, hasTools: false, tools: [], rawSchemas: new Map() };
     }
-    const tools: ToolDefinition[] = [];
-    const rawSchemas = new Map<string, string>();
-    const cursors = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; ; page++) {
-      if (page === MAX_PAGES) throw listError(target, `tools/list did not end after ${MAX_PAGES} pages`);
-      let next: string | undefined;
-      let text: string | undefined;
-      const { pending, id } = texts.capture(() =>
-        client.request(
-          { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
-          ListToolsResultSchema,
-          { timeout: timeoutMs },
-        ),
-      );
-      try {
-        next = (await pending).nextCursor;
-      } catch (error) {
-        throw listError(target, withStderr(reasonOf(error)));
-      } finally {
-        if (id !== undefined) text = texts.take(id);
-      }
-      if (text === undefined) {
-        throw listError(target, "the text of its tools/list answer was not seen on the transport");
-      }
-      for (const tool of toolsOfPage(text)) {
-        if (tools.some((t) => t.name === tool.name)) {
-          throw new ToolgateError(
-            "E_TOOLS_LIST",
-            `MCP server ${where} lists tool '${tool.name}' twice; a pin would be ambiguous`,
+    let fetched;
+    try {
+      fetched = await fetchCatalogPages(
+        async (cursor) => {
+          let text: string | undefined;
+          const { pending, id } = texts.capture(() =>
+            client.request(
+              { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
+              ResultSchema,
+              { timeout: timeoutMs },
+            ),
           );
-        }
-        tools.push(tool);
-      }
+          try {
+            await pending;
+          } finally {
+            if (id !== undefined) text = texts.take(id);
+          }
+          if (text === undefined)
+            throw new Error("the text of its tools/list answer was not seen on the transport");
+          // Read from the text the server sent, strictly (as the gateway reads it), not from the SDK's parse.
+          return { result: resultOfPage(text), text };
+        },
+        () => {},
+        { duplicates: "refuse" },
+      );
+    } catch (error) {
+      if (error instanceof ToolgateError) throw error;
+      throw listError(target, withStderr(reasonOf(error)));
+    }
+    const tools: ToolDefinition[] = [...fetched.tools.values()].map((t) => {
+      // A tool without an inputSchema is pinned as one: its schema_hash is the hash of null (the spec).
+      const definition: ToolDefinition = { name: t.name };
+      if (Object.hasOwn(t, "description")) definition.description = t.description as string;
+      if (Object.hasOwn(t, "inputSchema")) definition.inputSchema = t.inputSchema;
+      return definition;
+    });
+    const rawSchemas = new Map<string, string>();
+    for (const text of fetched.pageTexts) {
+      if (text === undefined) continue;
       for (const [name, schema] of extractToolSchemaTexts(text)) rawSchemas.set(name, schema);
-      if (next === undefined) break;
-      if (cursors.has(next))
-        throw listError(target, `tools/list returned the cursor '${next}' a second time`);
-      cursors.add(next);
-      cursor = next;
     }
     return { serverInfo, hasTools: true, tools, rawSchemas };
   } finally {
@@ -131,25 +132,12 @@ export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number):
   }
 }
 
-/** The tools of one page, read from its text as strict JSON (duplicate member names refused). */
-function toolsOfPage(text: string): ToolDefinition[] {
+/** The result of one page, read from its text as strict JSON (duplicate member names refused). */
+function resultOfPage(text: string): unknown {
   const parsed = parseStrictJson(text);
   if (!parsed.ok)
     throw new ToolgateError("E_TOOLS_LIST", `the tools/list answer is not strict JSON: ${parsed.message}`);
-  const root = parsed.value as { result?: { tools?: unknown } };
-  const tools = root.result?.tools;
-  if (!Array.isArray(tools))
-    throw new ToolgateError("E_TOOLS_LIST", "the tools/list answer has no tools array");
-  return tools.map((tool: unknown, i) => {
-    const t = tool as Record<string, unknown> | null;
-    if (typeof t !== "object" || t === null || typeof t.name !== "string") {
-      throw new ToolgateError("E_TOOLS_LIST", `entry ${i} of the tools/list answer has no name`);
-    }
-    const definition: ToolDefinition = { name: t.name };
-    if (Object.hasOwn(t, "description")) definition.description = t.description as string;
-    if (Object.hasOwn(t, "inputSchema")) definition.inputSchema = t.inputSchema;
-    return definition;
-  });
+  return (parsed.value as { result?: unknown }).result;
 }
 
 function listError(target: CatalogTarget, reason: string): ToolgateError {

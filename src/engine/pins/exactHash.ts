@@ -14,6 +14,8 @@ import { metaHash, schemaHash, sha256Hex } from "./hashes.js";
  * written with its exact decimal digits instead of its double. Everything else is as in `schema_hash`, so
  * key order and `100` vs `1e2` still do not matter, and for a schema without such literals the two hashes
  * are equal. A literal with a fraction or exponent is read as a double by validators too, so it stays one.
+ * So does an integer past the 64-bit range (below −2^63 or above 2^64 − 1): there no validator tells two
+ * such literals apart, so they are one value (the spec's words), not an edit a pin should report.
  *
  * It has to be computed from the JSON text the server sent (the parsed doubles have already lost the
  * digits): extractToolSchemaTexts cuts each tool's inputSchema text out of a raw tools/list response.
@@ -41,9 +43,13 @@ export function exactCanonicalJson(value: unknown): string {
   return out.join("");
 }
 
+const INT64_MIN = -(2n ** 63n);
+const UINT64_MAX = 2n ** 64n - 1n;
+
 function write(value: unknown, out: string[]): void {
   if (value instanceof ExactInteger) {
-    out.push(value.digits);
+    const n = BigInt(value.digits);
+    out.push(n >= INT64_MIN && n <= UINT64_MAX ? value.digits : canonicalJson(Number(value.digits)));
   } else if (Array.isArray(value)) {
     out.push("[");
     value.forEach((el, i) => {

@@ -88,9 +88,9 @@ describe("exact_schema_hash", () => {
   });
 
   it.each([
-    ['{"enum":[18446744073709551616, 18446744073709551617]}', "an enum"],
+    ['{"enum":[18446744073709551613, 18446744073709551614]}', "an enum below 2^64"],
     ['{"const":-9007199254740993}', "a negative const"],
-    ['{"minimum":123456789012345678901234567890}', "beyond 64 bits"],
+    ['{"minimum":-9223372036854775807}', "near the int64 minimum"],
   ])("sees an edit of %s (%s)", (text) => {
     const edited = text.replace(
       /(\d)(\D*)$/,
@@ -98,6 +98,15 @@ describe("exact_schema_hash", () => {
     );
     expect(edited).not.toBe(text);
     expect(exactSchemaHash(edited)).not.toBe(exactSchemaHash(text));
+  });
+
+  it.each([
+    ['{"minimum":123456789012345678901234567890}', '{"minimum":123456789012345678901234567891}'],
+    ['{"enum":[18446744073709551616]}', '{"enum":[18446744073709551617]}'],
+    ['{"const":-9223372036854775809}', '{"const":-9223372036854775810}'],
+  ])("past the 64-bit range two literals with one double are one value: %s ≡ %s", (a, b) => {
+    expect(exactSchemaHash(a)).toBe(exactSchemaHash(b));
+    expect(exactSchemaHash(a)).toBe(schemaHash(JSON.parse(a)));
   });
 
   it("equals schema_hash when no literal is beyond 2^53 (RFC 8785 otherwise)", () => {
