@@ -33,22 +33,27 @@ async function stillServes(w: RawWrapper, id: number): Promise<void> {
   expect(answer.result).toEqual({ content: [{ type: "text", text: `Echo: alive-${id}` }] });
 }
 
-/** Sends a frame, expects exactly one error answer with id null, and that the call id never got answered. */
+/**
+ * Sends a frame, expects exactly one error answer, under the frame's own id when that is one unambiguous id
+ * of a request (`answeredAs`), else under null; and that the call never reached the server (no result).
+ */
 async function expectRefused(
   w: RawWrapper,
   frame: string | Buffer,
   code: number,
   text: RegExp,
   forbiddenId: number,
+  answeredAs: number | null = null,
 ): Promise<void> {
-  const before = w.messages().filter((m) => m.id === null).length;
+  const errors = () => w.messages().filter((m) => m.id === answeredAs && m.error !== undefined);
+  const before = errors().length;
   w.send(frame);
-  await w.until(() => w.messages().filter((m) => m.id === null).length > before);
-  const error = w.messages().filter((m) => m.id === null)[before]!;
-  expect(error).toMatchObject({ jsonrpc: "2.0", id: null, error: { code } });
+  await w.until(() => errors().length > before);
+  const error = errors()[before]!;
+  expect(error).toMatchObject({ jsonrpc: "2.0", id: answeredAs, error: { code } });
   expect((error.error as { message: string }).message).toMatch(text);
   await stillServes(w, forbiddenId + 1000);
-  expect(w.messages().some((m) => m.id === forbiddenId)).toBe(false);
+  expect(w.messages().some((m) => m.id === forbiddenId && m.result !== undefined)).toBe(false);
 }
 
 describe("hostile client frames", () => {
@@ -79,6 +84,7 @@ describe("hostile client frames", () => {
       -32600,
       /duplicate.*"name"/,
       16,
+      16,
     );
     await expectRefused(
       w,
@@ -86,13 +92,14 @@ describe("hostile client frames", () => {
       -32600,
       /duplicate.*"message"/,
       17,
+      17,
     );
   });
 
   it("nesting deeper than 64 → -32600", async () => {
     const w = await everything();
     const deep = `{"jsonrpc":"2.0","id":18,"method":"tools/call","params":{"name":"echo","arguments":{"message":"x","n":${"[".repeat(100)}${"]".repeat(100)}}}}\n`;
-    await expectRefused(w, deep, -32600, /deeper than 64/, 18);
+    await expectRefused(w, deep, -32600, /deeper than 64/, 18, 18);
   });
 
   it("a frame over the size bound → -32600, discarded, next frame served", async () => {
@@ -123,13 +130,14 @@ describe("hostile client frames", () => {
 
   it("valid JSON that is not JSON-RPC 2.0 → -32600", async () => {
     const w = await everything();
-    await expectRefused(w, `{"jsonrpc":"1.0","id":23,"method":"ping"}\n`, -32600, /jsonrpc/, 23);
+    await expectRefused(w, `{"jsonrpc":"1.0","id":23,"method":"ping"}\n`, -32600, /jsonrpc/, 23, 23);
     await expectRefused(w, `"tools/call"\n`, -32600, /JSON object/, 24);
     await expectRefused(
       w,
       `{"jsonrpc":"2.0","id":25,"method":"tools/call","params":[1]}\n`,
       -32600,
       /params/,
+      25,
       25,
     );
   });
@@ -149,15 +157,24 @@ describe("hostile client frames", () => {
 });
 
 describe("hostile server frames", () => {
-  it("drops every malformed frame, reports each on stderr, and passes only the clean answer", async () => {
+  it("passes no malformed frame on, reports each on stderr; the first refused answer settles the call", async () => {
     wrapper = new RawWrapper(
       wrapCommand(["--max-frame-bytes", "4096"], [NODE, join(FIXTURES, "hostileServer.mjs")]),
     );
     const w = wrapper;
     await w.initialize();
     w.sendJson({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "emit", arguments: {} } });
+    // The first frame that answers id 5 unambiguously (duplicate keys) is refused, and the call gets that
+    // refusal as its error at once; the later clean answer is a second answer and is dropped.
     const answer = await w.response(5);
-    expect(answer).toEqual({ jsonrpc: "2.0", id: 5, result: { content: [{ type: "text", text: "clean" }] } });
+    expect(answer).toMatchObject({
+      jsonrpc: "2.0",
+      id: 5,
+      error: {
+        code: -32603,
+        message: expect.stringContaining("refused the server's answer (duplicate-key)"),
+      },
+    });
     await w.until(() => (w.stderr.match(/dropped a server frame/g) ?? []).length >= 7);
     for (const problem of [
       "invalid-json",
@@ -171,6 +188,7 @@ describe("hostile server frames", () => {
       expect(w.stderr).toContain(`dropped a server frame (${problem})`);
     }
     expect(w.messages().filter((m) => m.id === 5)).toHaveLength(1);
+    await w.until(() => w.stderr.includes("which is not in flight"));
     w.sendJson({ jsonrpc: "2.0", id: 6, method: "ping" });
     expect(await w.response(6)).toEqual({ jsonrpc: "2.0", id: 6, result: {} });
   });

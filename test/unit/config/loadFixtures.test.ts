@@ -180,7 +180,10 @@ describe("selection problems", () => {
   it("a session named by a flag that has no file is an error, like a mistyped role", () => {
     const { diagnostics } = loadConfigDir(FULL, { session: "fresh", skills: [] });
     expect(diagnostics.filter((d) => d.severity === "error")).toEqual([
-      expect.objectContaining({ code: "E_CONFIG_NOT_FOUND", message: expect.stringContaining("no session 'fresh'") }),
+      expect.objectContaining({
+        code: "E_CONFIG_NOT_FOUND",
+        message: expect.stringContaining("no session 'fresh'"),
+      }),
     ]);
   });
 

@@ -1,5 +1,9 @@
-// The proxy with the real policy gate: approval (elicitation and artifacts), scope, redaction and pins, as
-// a client and a server on either side see them. The server and the client are in-memory peers.
+// The proxy with the real policy gate, in what only a unit test can reach: approval timeouts, cancellations,
+// a client going away, the id namespace of toolgate's questions, clients with only URL-mode elicitation; path
+// arguments read from the inputSchema and the realpath hook; hash redaction; description drift, exact pins,
+// server_id matching and stale-pin warnings said once. The server and the client are in-memory peers. What
+// every surface shares (approval answers and artifacts, scope escapes, redaction sinks, pins withholding,
+// dry run) is the conformance suite's: test/conformance.
 import { describe, expect, it } from "vitest";
 import type { AuditEvent, ToolCallEvent } from "../../../src/audit/events.js";
 import { formatDiagnostic } from "../../../src/engine/model/diagnostics.js";
@@ -13,8 +17,6 @@ import type {
 import { PolicyProxy, type PolicyProxyOptions } from "../../../src/wrap/policyProxy.js";
 import { metaHash, schemaHash } from "../../../src/engine/pins/hashes.js";
 import { compilePolicy } from "../../../src/engine/policy/compile.js";
-import { approvalDigest } from "../../../src/engine/controls/approval.js";
-import { APPROVAL_DIGEST_PROFILE } from "../../../src/engine/model/approval.js";
 import type { ToolDefinition } from "../../../src/engine/model/gate.js";
 import { createPolicyGate } from "../../../src/engine/policy/policyGate.js";
 
@@ -202,80 +204,8 @@ const accept: ClientAnswer = (r) =>
   r.method === "elicitation/create"
     ? { jsonrpc: "2.0", id: r.id, result: { action: "accept", content: { approve: true } } }
     : undefined;
-const answerWith =
-  (result: unknown): ClientAnswer =>
-  (r) =>
-    r.method === "elicitation/create" ? ({ jsonrpc: "2.0", id: r.id, result } as JsonRpcResponse) : undefined;
 
 describe("approval through elicitation", () => {
-  it("asks the person with redacted arguments and forwards only after approve: true", async () => {
-    const h = setup({
-      policy: APPROVAL_POLICY,
-      elicitation: true,
-      answer: accept,
-      options: { serverId: "files" },
-    });
-    await h.handshake();
-    const answer = await h.call(1, "write_file", { path: "/w/a.txt", content: SECRET });
-    expect(answer?.result).toEqual({ content: [{ type: "text", text: "ran write_file" }] });
-    const [question] = h.elicitations();
-    expect(question).toBeDefined();
-    const params = question!.params as { message: string; requestedSchema: unknown; mode: string };
-    expect(params.mode).toBe("form");
-    expect(params.message).toContain("Tool: write_file");
-    expect(params.message).toContain("Server: files");
-    expect(params.message).toContain("/w/a.txt");
-    expect(params.message).not.toContain(SECRET);
-    expect(params.requestedSchema).toEqual({
-      type: "object",
-      properties: { approve: expect.objectContaining({ type: "boolean", default: false }) },
-      required: ["approve"],
-    });
-    // What is forwarded is not redacted.
-    expect(h.forwardedCalls().map((c) => c.params?.arguments)).toEqual([
-      { path: "/w/a.txt", content: SECRET },
-    ]);
-    const [event] = h.callEvents();
-    expect(event).toMatchObject({
-      decision: "allow",
-      code: null,
-      args_redacted: { path: "/w/a.txt", content: "***" },
-      approval: { elicitation: { outcome: "accept" } },
-    });
-    expect(JSON.stringify(h.events)).not.toContain(SECRET);
-    expect(h.logs.join("\n")).not.toContain(SECRET);
-  });
-
-  it.each([
-    ["decline", { action: "decline" }, "the person declined"],
-    ["cancel", { action: "cancel" }, "dismissed the question"],
-    ["not-approved", { action: "accept", content: { approve: false } }, "without approving"],
-    ["not-approved", { action: "accept" }, "without approving"],
-  ])("denies with E_APPROVAL_REQUIRED on %s", async (outcome, result, text) => {
-    const h = setup({ policy: APPROVAL_POLICY, elicitation: true, answer: answerWith(result) });
-    await h.handshake();
-    const answer = await h.call(1, "write_file", { path: "/w/a.txt", content: SECRET });
-    expect(errorCode(answer)).toBe("E_APPROVAL_REQUIRED");
-    expect(JSON.stringify(answer)).toContain(text);
-    expect(h.forwardedCalls()).toEqual([]);
-    expect(h.callEvents()[0]).toMatchObject({ decision: "deny", approval: { elicitation: { outcome } } });
-  });
-
-  it("denies when the client answers the question with an error", async () => {
-    const h = setup({
-      policy: APPROVAL_POLICY,
-      elicitation: true,
-      answer: (r) =>
-        ({ jsonrpc: "2.0", id: r.id, error: { code: -32601, message: "no UI" } }) as JsonRpcResponse,
-    });
-    await h.handshake();
-    expect(errorCode(await h.call(1, "write_file", { path: "/w/a", content: "x" }))).toBe(
-      "E_APPROVAL_REQUIRED",
-    );
-    expect(h.callEvents()[0]?.approval?.elicitation?.outcome).toBe("error");
-    expect(h.forwardedCalls()).toEqual([]);
-  });
-
   it("denies after the approval timeout and withdraws the question", async () => {
     const h = setup({
       policy: APPROVAL_POLICY,
@@ -386,146 +316,6 @@ describe("approval through elicitation", () => {
     await h.settle();
     expect(h.toClient.some((m) => (m as JsonRpcRequest).id === forged)).toBe(false);
   });
-
-  it("records would-deny and forwards without asking in a dry run", async () => {
-    const h = setup({
-      policy: APPROVAL_POLICY,
-      elicitation: true,
-      answer: accept,
-      options: { dryRun: true },
-    });
-    await h.handshake();
-    await h.call(1, "write_file", { path: "/w/a", content: "x" });
-    expect(h.elicitations()).toEqual([]);
-    expect(h.forwardedCalls()).toHaveLength(1);
-    expect(h.callEvents()[0]).toMatchObject({ decision: "would-deny", code: "E_APPROVAL_REQUIRED" });
-  });
-});
-
-describe("approval artifacts", () => {
-  const artifact = (over: Record<string, unknown> = {}) => ({
-    approval_id: "apr-1",
-    approver: "alice@example.com",
-    issued_at: new Date(Date.now() - 60_000).toISOString(),
-    expires_at: new Date(Date.now() + 600_000).toISOString(),
-    bound_tool: "write_file",
-    bound_resource: "/w/a.txt",
-    ...over,
-  });
-
-  it("accepts a valid artifact, strips it before forwarding and records its digest and profile", async () => {
-    const h = setup({ policy: APPROVAL_POLICY });
-    await h.handshake();
-    const a = artifact();
-    const answer = await h.call(
-      1,
-      "write_file",
-      { path: "/w/a.txt", content: "x" },
-      { approval: a, trace: "t1" },
-    );
-    expect(answer?.result).toEqual({ content: [{ type: "text", text: "ran write_file" }] });
-    const [forwarded] = h.forwardedCalls();
-    expect(forwarded?.params).toEqual({
-      name: "write_file",
-      arguments: { path: "/w/a.txt", content: "x" },
-      _meta: { trace: "t1" },
-    });
-    expect(h.callEvents()[0]).toMatchObject({
-      decision: "allow",
-      approval: {
-        artifact: {
-          accepted: true,
-          source: "params._meta.approval",
-          digest: approvalDigest(a),
-          profile: APPROVAL_DIGEST_PROFILE,
-          summary: { approval_id: "apr-1", approver: "alice@example.com" },
-        },
-      },
-    });
-  });
-
-  it("reads the artifact from arguments._meta.approval too and strips it there", async () => {
-    const h = setup({ policy: APPROVAL_POLICY });
-    await h.handshake();
-    const answer = await h.call(1, "write_file", {
-      path: "/w/a.txt",
-      content: "x",
-      _meta: { approval: artifact() },
-    });
-    expect(answer?.result).toEqual({ content: [{ type: "text", text: "ran write_file" }] });
-    expect(h.forwardedCalls()[0]?.params).toEqual({
-      name: "write_file",
-      arguments: { path: "/w/a.txt", content: "x" },
-    });
-    expect(h.callEvents()[0]?.approval?.artifact?.source).toBe("arguments._meta.approval");
-  });
-
-  it.each([
-    ["expired", { issued_at: "2020-01-01T00:00:00Z", expires_at: "2020-01-02T00:00:00Z" }, "expired"],
-    ["for another tool", { bound_tool: "delete_file" }, "is for tool 'delete_file'"],
-    ["for another file", { bound_resource: "/w/b.txt" }, "not '/w/a.txt'"],
-  ])(
-    "denies an artifact %s, records the problem and digest, and forwards nothing",
-    async (_what, over, text) => {
-      const h = setup({ policy: APPROVAL_POLICY });
-      await h.handshake();
-      const a = artifact(over);
-      const answer = await h.call(1, "write_file", { path: "/w/a.txt", content: "x" }, { approval: a });
-      expect(errorCode(answer)).toBe("E_APPROVAL_REQUIRED");
-      expect(JSON.stringify(answer)).toContain(text);
-      expect(h.forwardedCalls()).toEqual([]);
-      expect(h.callEvents()[0]?.approval?.artifact).toMatchObject({
-        accepted: false,
-        digest: approvalDigest(a),
-        profile: APPROVAL_DIGEST_PROFILE,
-        problem: expect.stringContaining(text),
-      });
-    },
-  );
-
-  it("asks the person when the artifact is not valid and the client can be asked", async () => {
-    const h = setup({ policy: APPROVAL_POLICY, elicitation: true, answer: accept });
-    await h.handshake();
-    await h.call(
-      1,
-      "write_file",
-      { path: "/w/a.txt", content: "x" },
-      { approval: artifact({ bound_tool: "x" }) },
-    );
-    expect((h.elicitations()[0]?.params as { message: string }).message).toContain("was not accepted");
-    expect(h.forwardedCalls()[0]?.params).toEqual({
-      name: "write_file",
-      arguments: { path: "/w/a.txt", content: "x" },
-    });
-    expect(h.callEvents()[0]?.approval).toMatchObject({
-      artifact: { accepted: false },
-      elicitation: { outcome: "accept" },
-    });
-  });
-
-  it("strips an artifact from a call that needs no approval", async () => {
-    const h = setup({ policy: APPROVAL_POLICY });
-    await h.handshake();
-    await h.call(1, "echo", { message: "hi" }, { approval: artifact() });
-    expect(h.forwardedCalls()[0]?.params).toEqual({ name: "echo", arguments: { message: "hi" } });
-    expect(h.callEvents()[0]?.approval?.artifact).toMatchObject({
-      accepted: false,
-      problem: expect.stringContaining("not checked"),
-    });
-  });
-
-  it("denies two different artifacts in one call", async () => {
-    const h = setup({ policy: APPROVAL_POLICY });
-    await h.handshake();
-    const answer = await h.call(
-      1,
-      "write_file",
-      { path: "/w/a.txt", content: "x", _meta: { approval: artifact({ approval_id: "other" }) } },
-      { approval: artifact() },
-    );
-    expect(errorCode(answer)).toBe("E_APPROVAL_REQUIRED");
-    expect(h.callEvents()[0]?.approval?.artifact).toMatchObject({ accepted: false, source: "both" });
-  });
 });
 
 describe("scope in the proxy", () => {
@@ -535,27 +325,6 @@ tools:
   restrict_scope_contract: { scope_type: path_prefix, scope_value: /w, scope_match_mode: prefix }
 enforcement: { unconstrained_tools: allow }
 `;
-
-  it("forwards calls inside the scope and denies escapes, arrays included, with E_SCOPE_VIOLATION", async () => {
-    const h = setup({ policy: SCOPE_POLICY });
-    await h.handshake();
-    expect((await h.call(1, "write_file", { path: "/w/sub/a", content: "x" }))?.result).toEqual({
-      content: [{ type: "text", text: "ran write_file" }],
-    });
-    for (const [id, args] of [
-      [2, { path: "/w/../etc/passwd", content: "x" }],
-      [3, { path: "/w_evil/a", content: "x" }],
-    ] as const) {
-      expect(errorCode(await h.call(id, "write_file", args))).toBe("E_SCOPE_VIOLATION");
-    }
-    const many = await h.call(4, "read_multiple_files", { paths: ["/w/a", "/etc/shadow"] });
-    expect(errorCode(many)).toBe("E_SCOPE_VIOLATION");
-    expect(
-      (many?.result as { structuredContent: { violations: { path: string }[] } }).structuredContent
-        .violations,
-    ).toEqual([expect.objectContaining({ path: "/paths/1" })]);
-    expect(h.forwardedCalls()).toHaveLength(1);
-  });
 
   it("reads path arguments from the server's inputSchema (a name the default would miss)", async () => {
     const tool: ToolDefinition = {
@@ -645,37 +414,6 @@ ${pins}enforcement: { unconstrained_tools: allow${extra} }
     await h.settle();
     return ((h.answerTo(id)?.result as { tools: ToolDefinition[] }).tools ?? []).map((t) => t.name);
   };
-
-  it("shows tools whose pins match, withholds a drifted one (answered as unknown) and logs why", async () => {
-    const h = setup({ policy: policyWith(pin(WRITE_FILE) + pin(ECHO, { meta: "0".repeat(64) })) });
-    await h.handshake();
-    expect(await listNames(h, 1)).toEqual(["write_file", "read_multiple_files"]);
-    const answer = await h.call(2, "echo", { message: "hi" });
-    expect(answer?.result).toEqual({
-      content: [{ type: "text", text: "MCP error -32602: Tool echo not found" }],
-      isError: true,
-    });
-    expect(h.forwardedCalls()).toEqual([]);
-    expect(h.callEvents()[0]).toMatchObject({ decision: "hidden", code: "E_TOOL_DRIFT" });
-    expect(h.logs.join("\n")).toContain("withholding tool 'echo' (E_TOOL_DRIFT)");
-  });
-
-  it("checks pins before the first call even when the client never lists", async () => {
-    const h = setup({ policy: policyWith(pin(ECHO, { schema: "1".repeat(64) })) });
-    await h.handshake();
-    await h.call(1, "echo", { message: "hi" });
-    expect(h.forwardedCalls()).toEqual([]);
-    expect(h.callEvents()[0]?.code).toBe("E_TOOL_DRIFT");
-  });
-
-  it("withholds unpinned tools under unpinned_tools: deny", async () => {
-    const h = setup({ policy: policyWith(pin(ECHO), ", unpinned_tools: deny") });
-    await h.handshake();
-    expect(await listNames(h, 1)).toEqual(["echo"]);
-    await h.call(2, "write_file", { path: "/w/a", content: "x" });
-    expect(h.forwardedCalls()).toEqual([]);
-    expect(h.callEvents()[0]).toMatchObject({ decision: "hidden", code: "E_TOOL_DRIFT" });
-  });
 
   it("answers a tool the client was shown and that drifted since with the explicit E_TOOL_DRIFT deny", async () => {
     let description = ECHO.description!;

@@ -1,0 +1,278 @@
+// Conformance, on every surface: tools.approval_required, approved by the client's person through MCP
+// elicitation, or by an approval artifact in _meta.approval (checked, recorded by digest, and stripped before
+// forwarding) when the client cannot be asked. Against the real server-filesystem, whose every received call
+// the recording shim notes.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { approvalDigest } from "../../src/engine/controls/approval.js";
+import { APPROVAL_DIGEST_PROFILE } from "../../src/engine/model/approval.js";
+import { denial, gates, SURFACES, type GateClient } from "./surfaces.js";
+import { artifact, fsWorld, type FsWorld } from "./worlds.js";
+
+const SECRET = "s3cr3t-VALUE-4242";
+const POLICY = `version: "2.0"
+tools:
+  approval_required: ["write_file"]
+  redact_args: ["write_file"]
+  redact_args_contract: { redaction_target: args, redaction_mode: mask, redaction_scope: sensitive_fields, fields: [content] }
+enforcement: { unconstrained_tools: allow }
+`;
+
+let world: FsWorld;
+beforeAll(() => {
+  world = fsWorld();
+});
+
+describe.each(SURFACES)("%s", (surface) => {
+  const start = gates();
+  const file = (what: string) => join(world.workspace, `${what}-${surface}.txt`);
+
+  describe("approval through MCP elicitation", () => {
+    let answer: () => unknown;
+    let c: GateClient;
+    beforeAll(async () => {
+      c = await start(surface, { server: world.server, name: "fs", policy: POLICY, elicit: () => answer() });
+    });
+
+    it("asks the person (form mode, redacted arguments) and an accept with approve: true lets the call run", async () => {
+      answer = () => ({ action: "accept", content: { approve: true } });
+      const target = file("approved");
+      const result = await c.call("write_file", { path: target, content: SECRET });
+      expect(result.isError).toBeFalsy();
+      expect(readFileSync(target, "utf8")).toBe(SECRET);
+      expect(c.asked).toHaveLength(1);
+      const [question] = c.asked;
+      expect(question!.mode).toBe("form");
+      expect(question!.requestedSchema).toEqual({
+        type: "object",
+        properties: { approve: expect.objectContaining({ type: "boolean", default: false }) },
+        required: ["approve"],
+      });
+      expect(question!.message).toContain("Tool: write_file");
+      expect(question!.message).toContain("Server: fs");
+      expect(question!.message).toContain(target);
+      expect(question!.message).not.toContain(SECRET);
+      // What is forwarded is not redacted.
+      expect(c.received("write_file")).toEqual([
+        { name: "write_file", arguments: { path: target, content: SECRET } },
+      ]);
+      expect(c.callEvents("write_file")).toMatchObject([
+        {
+          ...c.eventBase,
+          decision: "allow",
+          code: null,
+          args_redacted: { path: target, content: "***" },
+          approval: { elicitation: { outcome: "accept" } },
+        },
+      ]);
+      expect(c.auditText()).not.toContain(SECRET);
+      expect(c.stderr()).not.toContain(SECRET);
+    });
+
+    it.each([
+      ["a decline", "decline", () => ({ action: "decline" }), "the person declined"],
+      ["a cancel", "cancel", () => ({ action: "cancel" }), "dismissed the question"],
+      [
+        "an accept with approve: false",
+        "not-approved",
+        () => ({ action: "accept", content: { approve: false } }),
+        "without approving",
+      ],
+      ["an accept without content", "not-approved", () => ({ action: "accept" }), "without approving"],
+      [
+        "an error",
+        "error",
+        () => {
+          throw new Error("no UI");
+        },
+        "asking the person failed",
+      ],
+    ] as const)(
+      "%s denies with E_APPROVAL_REQUIRED ('%s'); the call never reaches the server",
+      async (_answer, outcomeName, given, text) => {
+        answer = given;
+        const asked = c.questions.length;
+        const target = file(`refused-${c.callEvents().length}`);
+        const result = await c.call("write_file", { path: target, content: "no\n" });
+        expect(result.isError).toBe(true);
+        expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
+        expect(denial(result).text).toContain(text);
+        // server-filesystem's tools declare an outputSchema, so the deny has no structuredContent; the meta
+        // tool mcp_invoke_<server> declares none, so there it has.
+        expect(result.structuredContent).toEqual(
+          c.surface === "serve-meta"
+            ? expect.objectContaining({
+                status: "deny",
+                error_code: "E_APPROVAL_REQUIRED",
+                tool: "write_file",
+              })
+            : undefined,
+        );
+        expect(c.questions).toHaveLength(asked + 1);
+        expect(existsSync(target)).toBe(false);
+        expect(c.received("write_file").filter((p) => JSON.stringify(p).includes(target))).toEqual([]);
+        expect(c.callEvents("write_file").at(-1)).toMatchObject({
+          ...c.eventBase,
+          decision: "deny",
+          code: "E_APPROVAL_REQUIRED",
+          approval: { elicitation: { outcome: outcomeName } },
+        });
+      },
+    );
+
+    it("a client that can be asked is asked when its artifact is not valid", async () => {
+      answer = () => ({ action: "accept", content: { approve: true } });
+      const target = file("asked-anyway");
+      const result = await c.call(
+        "write_file",
+        { path: target, content: "x" },
+        { approval: artifact("move_file", target) },
+      );
+      expect(result.isError).toBeFalsy();
+      expect(c.questions.at(-1)).toContain("was not accepted");
+      expect(c.received("write_file").at(-1)).toEqual({
+        name: "write_file",
+        arguments: { path: target, content: "x" },
+      });
+      expect(c.callEvents("write_file").at(-1)).toMatchObject({
+        approval: { artifact: { accepted: false }, elicitation: { outcome: "accept" } },
+      });
+    });
+  });
+
+  describe("approval artifacts (a client without elicitation)", () => {
+    let c: GateClient;
+    beforeAll(async () => {
+      c = await start(surface, { server: world.server, name: "fs", policy: POLICY });
+    });
+
+    it("without an artifact the call is denied (nobody can be asked), and nothing is written", async () => {
+      const target = file("no-artifact");
+      const result = await c.call("write_file", { path: target, content: "x" });
+      expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
+      expect(denial(result).text).toContain(
+        "no person can be asked: the client did not declare form-mode elicitation in initialize",
+      );
+      expect(existsSync(target)).toBe(false);
+      expect(c.received("write_file")).toEqual([]);
+    });
+
+    it("a current artifact in params._meta.approval lets the call run; it is stripped, the rest of _meta kept; the audit carries its digest and profile", async () => {
+      const target = file("with-artifact");
+      const a = artifact("write_file", target);
+      const result = await c.call(
+        "write_file",
+        { path: target, content: "approved by artifact\n" },
+        { approval: a, other: "kept" },
+      );
+      expect(result.isError).toBeFalsy();
+      expect(readFileSync(target, "utf8")).toBe("approved by artifact\n");
+      const [received] = c.received("write_file");
+      expect(received).toEqual({
+        name: "write_file",
+        arguments: { path: target, content: "approved by artifact\n" },
+        _meta: { other: "kept" },
+      });
+      expect(JSON.stringify(c.received())).not.toContain("alice@example.com");
+      expect(c.callEvents("write_file").find((e) => e.decision === "allow")).toMatchObject({
+        ...c.eventBase,
+        approval: {
+          artifact: {
+            accepted: true,
+            source: "params._meta.approval",
+            digest: approvalDigest(a),
+            profile: APPROVAL_DIGEST_PROFILE,
+            summary: { approval_id: a.approval_id, approver: "alice@example.com" },
+          },
+        },
+      });
+    });
+
+    it("an artifact in arguments._meta.approval works too, and is stripped there (the server's strict schema would refuse _meta)", async () => {
+      const target = file("args-artifact");
+      const result = await c.call("write_file", {
+        path: target,
+        content: "y\n",
+        _meta: { approval: artifact("write_file", target) },
+      });
+      expect(result.isError).toBeFalsy();
+      expect(readFileSync(target, "utf8")).toBe("y\n");
+      expect(c.received("write_file").at(-1)).toEqual({
+        name: "write_file",
+        arguments: { path: target, content: "y\n" },
+      });
+      expect(c.callEvents("write_file").at(-1)).toMatchObject({
+        decision: "allow",
+        approval: { artifact: { accepted: true, source: "arguments._meta.approval" } },
+      });
+    });
+
+    it.each([
+      ["expired", { issued_at: "2025-01-01T00:00:00Z", expires_at: "2025-01-01T01:00:00Z" }, "expired"],
+      ["for another tool", { bound_tool: "move_file" }, "is for tool 'move_file'"],
+      [
+        "for another file",
+        { bound_resource: "/somewhere/else.txt" },
+        "is bound to '/somewhere/else.txt', not '",
+      ],
+    ])(
+      "an artifact %s is refused with E_APPROVAL_REQUIRED, recorded with its problem and digest, and nothing is forwarded",
+      async (what, over, text) => {
+        const target = file(`refused-${what.replace(/ /g, "-")}`);
+        const a = artifact("write_file", target, over);
+        const result = await c.call("write_file", { path: target, content: "x" }, { approval: a });
+        expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
+        expect(denial(result).text).toContain(text);
+        expect(existsSync(target)).toBe(false);
+        expect(JSON.stringify(c.received())).not.toContain(target);
+        expect(
+          c.callEvents().find((e) => JSON.stringify(e.approval ?? {}).includes(approvalDigest(a))),
+        ).toMatchObject({
+          ...c.eventBase,
+          decision: "deny",
+          code: "E_APPROVAL_REQUIRED",
+          approval: {
+            artifact: {
+              accepted: false,
+              digest: approvalDigest(a),
+              profile: APPROVAL_DIGEST_PROFILE,
+              problem: expect.stringContaining(text),
+            },
+          },
+        });
+      },
+    );
+
+    it("two different artifacts in one call are refused", async () => {
+      const target = file("two-artifacts");
+      const result = await c.call(
+        "write_file",
+        {
+          path: target,
+          content: "x",
+          _meta: { approval: artifact("write_file", target, { approval_id: "other" }) },
+        },
+        { approval: artifact("write_file", target) },
+      );
+      expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
+      expect(existsSync(target)).toBe(false);
+      expect(c.callEvents("write_file").at(-1)).toMatchObject({
+        approval: { artifact: { accepted: false, source: "both" } },
+      });
+    });
+
+    it("an artifact on a call that needs no approval is not checked, and stripped all the same", async () => {
+      const path = join(world.workspace, "notes.txt");
+      const read = await c.call("read_text_file", { path }, { approval: artifact("read_text_file", path) });
+      expect(read.content).toEqual([{ type: "text", text: "inside\n" }]);
+      expect(c.received("read_text_file")).toEqual([{ name: "read_text_file", arguments: { path } }]);
+      expect(c.callEvents("read_text_file")).toMatchObject([
+        {
+          decision: "allow",
+          approval: { artifact: { accepted: false, problem: expect.stringContaining("not checked") } },
+        },
+      ]);
+    });
+  });
+});

@@ -1,0 +1,163 @@
+// The four implementations of a Surface (see surfaces.ts): how each starts toolgate in front of the server
+// and how the model sees the server through it — tool names, the list, the answer for a missing tool, the
+// audit fields only serve writes.
+import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { configDir, mcpJson } from "../e2e/configDirHelpers.js";
+import { CLI, connect, NODE, outcome, ROOT, wrapCommand, writePolicy } from "../e2e/helpers.js";
+import { serveHttp, TOKEN } from "../e2e/serveHelpers.js";
+import type { Outcome, StartOptions, SurfaceName, ToolResult } from "./surfaces.js";
+
+/** Below SEARCH_TOP_K_MAX (src/serve/search.ts), a search without words lists every visible tool. */
+const SEARCH_ALL = 20;
+
+export interface Session {
+  client: Client;
+  stderr: () => string;
+  close: () => Promise<void>;
+}
+
+/** What one surface is: how it is started, and how the model sees the server through it. */
+export interface Surface {
+  readonly name: SurfaceName;
+  /** Starts toolgate in front of `shimmed` (the server behind the recording shim) and connects `client`. */
+  launch(o: StartOptions, shimmed: string[], flags: string[], dir: string, client: Client): Promise<Session>;
+  /** The tools/call the model makes for the server's `tool`. */
+  request(server: string, tool: string, args: Record<string, unknown>): { name: string; arguments: unknown };
+  tools(client: Client, server: string): Promise<string[]>;
+  absentAnswer(o: StartOptions, tool: string): Promise<Outcome>;
+  eventBase(server: string): Record<string, unknown>;
+  calledAs(server: string, tool: string): string;
+  readonly inServerOrder: boolean;
+  readonly passesListChanged: boolean;
+}
+
+/** The answer the bare server gives a missing tool (wrap answers a hidden tool with it), by command. */
+const bareUnknown = new Map<string, Promise<string>>();
+async function bareAbsent(server: string[], tool: string): Promise<Outcome> {
+  const key = JSON.stringify(server);
+  if (!bareUnknown.has(key)) {
+    const probe = async () => {
+      const bare = await connect({ command: server[0]!, args: server.slice(1) });
+      try {
+        return JSON.stringify(
+          await outcome(bare.client.callTool({ name: "zz-missing-tool", arguments: {} })),
+        );
+      } finally {
+        await bare.close();
+      }
+    };
+    bareUnknown.set(key, probe());
+  }
+  return JSON.parse((await bareUnknown.get(key)!).split("zz-missing-tool").join(tool)) as Outcome;
+}
+
+const notFound = (text: string): Outcome => ({
+  result: { content: [{ type: "text", text }], isError: true },
+});
+
+/** `client` over stdio to `command args` (run in the repository, its stderr kept). */
+async function overStdio(client: Client, command: string, args: string[]): Promise<Session> {
+  const transport = new StdioClientTransport({ command, args, stderr: "pipe", cwd: ROOT });
+  let stderr = "";
+  transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/** A configuration directory whose mcp.json has the shimmed server as its one entry, and the policy. */
+function serveFlags(o: StartOptions, shimmed: string[], flags: string[]): string[] {
+  const cfg = configDir({
+    "mcp.json": mcpJson({ [o.name]: { command: shimmed[0], args: shimmed.slice(1) } }),
+    "config.yaml": "enabled_mcp_servers: all\n",
+    "policy.yaml": o.policy,
+  });
+  return ["--config-dir", cfg, "--policy", join(cfg, "policy.yaml"), ...flags];
+}
+
+const WRAP: Surface = {
+  name: "wrap",
+  launch: (o, shimmed, flags, dir, client) => {
+    const spec = wrapCommand(["--policy", writePolicy(dir, o.policy), "--label", o.name, ...flags], shimmed);
+    return overStdio(client, spec.command, spec.args);
+  },
+  request: (_server, tool, args) => ({ name: tool, arguments: args }),
+  tools: async (client) => (await client.listTools()).tools.map((t) => t.name),
+  absentAnswer: (o, tool) => bareAbsent(o.server, tool),
+  eventBase: () => ({}),
+  calledAs: (_server, tool) => tool,
+  inServerOrder: true,
+  passesListChanged: true,
+};
+
+/** serve in direct mode: `<server>__<tool>`; a listed name without the prefix is kept, marked, to fail. */
+const direct = (name: "serve-direct" | "serve-http"): Omit<Surface, "launch"> => ({
+  name,
+  request: (server, tool, args) => ({ name: `${server}__${tool}`, arguments: args }),
+  tools: async (client, server) =>
+    (await client.listTools()).tools.map((t) =>
+      t.name.startsWith(`${server}__`) ? t.name.slice(server.length + 2) : `!${t.name}`,
+    ),
+  absentAnswer: async (o, tool) => notFound(`MCP error -32602: Tool ${o.name}__${tool} not found`),
+  eventBase: (server) => ({ server, client: name === "serve-http" ? "token" : "stdio" }),
+  calledAs: (server, tool) => `${server}__${tool}`,
+  inServerOrder: true,
+  passesListChanged: true,
+});
+
+const SERVE_DIRECT: Surface = {
+  ...direct("serve-direct"),
+  launch: (o, shimmed, flags, _dir, client) =>
+    overStdio(client, NODE, [CLI, "serve", "--stdio", ...serveFlags(o, shimmed, flags)]),
+};
+
+const SERVE_HTTP: Surface = {
+  ...direct("serve-http"),
+  launch: async (o, shimmed, flags, _dir, client) => {
+    const cfgFlags = serveFlags(o, shimmed, flags);
+    const serve = await serveHttp(cfgFlags[1]!, ["--token", TOKEN, ...cfgFlags.slice(2)]);
+    const transport = new StreamableHTTPClientTransport(new URL(serve.url), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    });
+    await client.connect(transport).catch(async (error: unknown) => {
+      await serve.stop();
+      throw error;
+    });
+    const close = async () => {
+      await client.close().catch(() => {});
+      await serve.stop();
+    };
+    return { client, stderr: serve.stderr, close };
+  },
+};
+
+const SERVE_META: Surface = {
+  name: "serve-meta",
+  launch: (o, shimmed, flags, _dir, client) =>
+    overStdio(client, NODE, [CLI, "serve", "--stdio", "--mode", "meta", ...serveFlags(o, shimmed, flags)]),
+  request: (server, tool, args) => ({ name: `mcp_invoke_${server}`, arguments: { tool, arguments: args } }),
+  tools: async (client, server) => {
+    const found = (await client.callTool({
+      name: `mcp_search_${server}`,
+      arguments: { query: "", top_k: SEARCH_ALL },
+    })) as ToolResult;
+    if (found.isError === true) throw new Error(`search failed: ${JSON.stringify(found)}`);
+    const names = (found.structuredContent as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    if (names.length >= SEARCH_ALL) throw new Error("the search came back full: the list may be cut");
+    return names;
+  },
+  absentAnswer: async (o, tool) => notFound(`${tool} not found in ${o.name} MCP server catalog`),
+  eventBase: (server) => ({ server, client: "stdio", via: `mcp_invoke_${server}` }),
+  calledAs: (server, tool) => `mcp_invoke_${server} ${tool}`,
+  inServerOrder: false,
+  passesListChanged: false,
+};
+
+export const IMPLEMENTATIONS: Record<SurfaceName, Surface> = {
+  wrap: WRAP,
+  "serve-direct": SERVE_DIRECT,
+  "serve-meta": SERVE_META,
+  "serve-http": SERVE_HTTP,
+};
