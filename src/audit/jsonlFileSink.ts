@@ -70,17 +70,12 @@ export class JsonlFileSink implements AuditSink {
       );
     }
     this.followOtherWriters();
-    const line = chainedLine(json, this.head);
-    const text = line + "\n";
-    const bytes = Buffer.byteLength(text, "utf8");
+    // Encoded once: the same bytes are written and hashed into the chain.
+    const bytes = Buffer.from(chainedLine(json, this.head) + "\n", "utf8");
     try {
-      // One write(2) of the string in the common case; a short write finishes from the encoded bytes.
-      const written = writeSync(this.fd, text);
-      if (written < bytes) {
-        const rest = Buffer.from(text, "utf8");
-        let offset = written;
-        while (offset < rest.length) offset += writeSync(this.fd, rest, offset, rest.length - offset);
-      }
+      // One write(2) in the common case; a short write finishes the rest.
+      let offset = writeSync(this.fd, bytes);
+      while (offset < bytes.length) offset += writeSync(this.fd, bytes, offset, bytes.length - offset);
     } catch (error) {
       // A partial line may be in the file; the size check before the next write finds it and refuses.
       throw new ToolgateError(
@@ -88,8 +83,8 @@ export class JsonlFileSink implements AuditSink {
         `cannot write audit log '${this.path}': ${(error as Error).message}`,
       );
     }
-    this.head = { seq: this.head.seq + 1, hash: lineHash(line) };
-    if (this.expectedSize >= 0) this.expectedSize += bytes;
+    this.head = { seq: this.head.seq + 1, hash: lineHash(bytes.subarray(0, bytes.length - 1)) };
+    if (this.expectedSize >= 0) this.expectedSize += bytes.length;
   }
 
   close(): void {

@@ -32,6 +32,12 @@ export function canonicalJson(value: unknown): string {
 /** In unicode mode a paired surrogate is one code point, so only an unpaired one is category Cs. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
 
+/** No unpaired surrogate: the native check where the runtime has one (Node ≥ 20), else the pattern. */
+function wellFormed(s: string): boolean {
+  const native = (s as { isWellFormed?: () => boolean }).isWellFormed;
+  return native === undefined ? !LONE_SURROGATE.test(s) : native.call(s);
+}
+
 function cannot(why: string): ToolgateError {
   return new ToolgateError("E_CANONICALIZE", `cannot put the value in RFC 8785 canonical JSON form: ${why}`);
 }
@@ -42,7 +48,7 @@ function isJsonValue(value: unknown, open: Set<object>): boolean {
     case "boolean":
       return true;
     case "string":
-      return !LONE_SURROGATE.test(value);
+      return wellFormed(value);
     case "number":
       return Number.isFinite(value);
     case "object":
@@ -60,7 +66,7 @@ function isJsonValue(value: unknown, open: Set<object>): boolean {
     if (proto !== Object.prototype && proto !== null) return false;
     for (const key of Object.keys(value)) {
       const member = (value as Record<string, unknown>)[key];
-      if (LONE_SURROGATE.test(key) || (member !== undefined && !isJsonValue(member, open))) return false;
+      if (!wellFormed(key) || (member !== undefined && !isJsonValue(member, open))) return false;
     }
   }
   open.delete(value);

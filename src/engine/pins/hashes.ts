@@ -1,9 +1,13 @@
-import { createHash } from "node:crypto";
+import { createHash, hash } from "node:crypto";
 import { ToolgateError } from "../errors.js";
 import { canonicalJson } from "./canonicalJson.js";
 
-/** Lowercase hex SHA-256. A string is hashed as its UTF-8 bytes. */
+/**
+ * Lowercase hex SHA-256. A string is hashed as its UTF-8 bytes. The one-shot `crypto.hash` (Node ≥ 20.12)
+ * takes half the time of a Hash object for the short texts of the audit log's two hashes per call.
+ */
 export function sha256Hex(data: string | Uint8Array): string {
+  if (typeof hash === "function") return hash("sha256", data, "hex");
   return createHash("sha256").update(data).digest("hex");
 }
 
