@@ -1,3 +1,4 @@
+import { findTargets, isPlainObject, type ArgumentTarget } from "../engine/controls/argumentTargets.js";
 import type { Rule } from "../engine/model/decision.js";
 import { isJsonObject, type JsonObject, type JsonRpcResponse } from "../engine/rpc/jsonRpc.js";
 
@@ -23,6 +24,8 @@ export interface ApprovalQuestion {
   rule: Rule;
   /** A supplied artifact that was not accepted, with its problem already scrubbed. */
   rejectedArtifact?: string;
+  /** The tool's inputSchema as listed (which arguments are paths or resources). */
+  inputSchema?: unknown;
 }
 
 /** The params of the `elicitation/create` request. */
@@ -36,9 +39,15 @@ export function approvalRequestParams(q: ApprovalQuestion): JsonObject {
     "",
     `Tool: ${q.tool}`,
     `Server: ${q.server ?? "(unnamed)"}`,
-    "Arguments (secret values hidden):",
-    args,
   ];
+  // What the call acts on comes first and whole: a long argument before it must not push it out of sight.
+  const targets = targetsOf(q.shownArguments, q.inputSchema);
+  if (targets.length > 0) {
+    lines.push("Acts on (in full):");
+    for (const t of targets)
+      lines.push(`  ${t.pointer === "" ? "(arguments)" : t.pointer}: ${JSON.stringify(t.value)}`);
+  }
+  lines.push("Arguments (secret values hidden):", args);
   if (q.rejectedArtifact !== undefined) {
     lines.push("", `An approval artifact came with the call and was not accepted: ${q.rejectedArtifact}`);
   }
@@ -59,6 +68,21 @@ export function approvalRequestParams(q: ApprovalQuestion): JsonObject {
       required: [APPROVE_FIELD],
     },
   };
+}
+
+/** Every path-like and resource argument, each once, in the order found. */
+function targetsOf(shown: unknown, inputSchema: unknown): ArgumentTarget[] {
+  if (!isPlainObject(shown)) return [];
+  const seen = new Set<string>();
+  const out: ArgumentTarget[] = [];
+  for (const kind of ["path", "resource"] as const) {
+    for (const target of findTargets(shown, kind, undefined, inputSchema)) {
+      if (seen.has(target.pointer)) continue;
+      seen.add(target.pointer);
+      out.push(target);
+    }
+  }
+  return out;
 }
 
 export type ApprovalAnswer =

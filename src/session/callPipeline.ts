@@ -167,6 +167,7 @@ function askStep(
     shownArguments: redaction.shownArguments(),
     rule: ask.rule,
     ...(ask.rejected === undefined ? {} : { rejectedArtifact: redaction.scrub(ask.rejected.problem) }),
+    ...(hand.definition?.inputSchema === undefined ? {} : { inputSchema: hand.definition.inputSchema }),
   });
   ctx.verbose?.(
     `tools/call ${label(hand)}: asking the person for approval (tools.approval_required '${ask.rule.value}')`,

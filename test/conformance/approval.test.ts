@@ -70,6 +70,17 @@ describe.each(SURFACES)("%s", (surface) => {
       expect(c.stderr()).not.toContain(SECRET);
     });
 
+    it("shows what the call acts on in full, first, however long the other arguments are", async () => {
+      answer = () => ({ action: "decline" });
+      c.asked.length = 0;
+      const target = file("long-content");
+      await c.call("write_file", { content: "x".repeat(5000), path: target });
+      const message = c.asked[0]!.message;
+      expect(message).toContain(`Acts on (in full):\n  /path: ${JSON.stringify(target)}`);
+      expect(message.indexOf(target)).toBeLessThan(message.indexOf("Arguments (secret values hidden):"));
+      expect(existsSync(target)).toBe(false);
+    });
+
     it.each([
       ["a decline", "decline", () => ({ action: "decline" }), "the person declined"],
       ["a cancel", "cancel", () => ({ action: "cancel" }), "dismissed the question"],

@@ -87,3 +87,24 @@ describe("clientElicitsForms", () => {
     expect(clientElicitsForms(params as Record<string, unknown> | undefined)).toBe(expected);
   });
 });
+
+describe("what the question shows first", () => {
+  it("every path-like and resource argument in full, before arguments cut at 2,000 characters", () => {
+    const params = approvalRequestParams({
+      tool: "write_file",
+      server: "fs",
+      shownArguments: {
+        content: "A".repeat(3000),
+        path: "/home/me/.ssh/authorized_keys",
+        url: "https://ok.example/x",
+      },
+      rule: { layer: "policy", kind: "tools.approval_required", value: "write_file" },
+    });
+    const message = String(params.message);
+    expect(message).toContain(
+      'Acts on (in full):\n  /path: "/home/me/.ssh/authorized_keys"\n  /url: "https://ok.example/x"',
+    );
+    expect(message).toMatch(/more characters not shown/);
+    expect(message.indexOf("authorized_keys")).toBeLessThan(message.indexOf("AAAA"));
+  });
+});
