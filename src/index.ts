@@ -36,7 +36,14 @@ export { checkScope, evaluateScope } from "./engine/controls/scope.js";
 export type { RealpathHook } from "./engine/model/decision.js";
 export { redactArguments, redactText } from "./engine/controls/redact.js";
 export { checkApprovalArtifact, findApprovalArtifact, stripApproval } from "./engine/controls/approval.js";
-export { APPROVAL_DIGEST_PROFILE } from "./engine/model/approval.js";
+export { APPROVAL_DIGEST_PROFILE, type ApprovalKeyring } from "./engine/model/approval.js";
+export {
+  approvalKeyring,
+  ed25519PublicKey,
+  signApprovalArtifact,
+  type ApprovalSigningKey,
+} from "./engine/controls/approvalSignature.js";
+export { MemoryApprovalClaims, type ApprovalClaims } from "./session/approvalClaims.js";
 export { checkPins, unmatchedPins } from "./engine/pins/drift.js";
 export { exactSchemaHash, extractToolSchemaTexts, pinForTool } from "./engine/pins/exactHash.js";
 

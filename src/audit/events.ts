@@ -57,7 +57,9 @@ export interface ApprovalRecord {
   /** The artifact supplied with the call (`_meta.approval`, stripped before forwarding), when there was one. */
   artifact?: {
     accepted: boolean;
-    source: "params._meta.approval" | "arguments._meta.approval" | "both";
+    source: "params._meta.approval" | "arguments._meta.approval";
+    /** The call also carried an artifact inside its arguments (the model's): stripped, never considered. */
+    also_in_arguments?: true;
     /** `sha256:<hex>` of its RFC 8785 form under `profile`; absent when it has none. */
     digest?: string;
     profile?: string;

@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   console: async () => (await import("./consoleCommand.js")).registerConsoleCommand,
   audit: async () => (await import("./auditCommand.js")).registerAuditCommand,
   pin: async () => (await import("./pinCommand.js")).registerPinCommand,
+  approve: async () => (await import("./approveCommand.js")).registerApproveCommand,
 };
 
 async function main(argv: string[]): Promise<void> {

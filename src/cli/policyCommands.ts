@@ -6,12 +6,13 @@ import { migratePolicy, needsMigration } from "../config/policyMigrate.js";
 import type { Policy } from "../engine/model/policy.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
 import { compilePolicy, type CompiledPolicy } from "../engine/policy/compile.js";
-import { findApprovalArtifact, stripApproval } from "../engine/controls/approval.js";
+import { findApprovalArtifact, IN_ARGUMENTS_PROBLEM, stripApproval } from "../engine/controls/approval.js";
 import { parseRfc3339 } from "../engine/controls/rfc3339.js";
 import { decideCall, type CallArguments } from "../engine/policy/decide.js";
 import type { CallContext } from "../engine/model/decision.js";
 import { lintPolicy } from "../config/policyLint.js";
 import { decisionJson } from "./render/decisionJson.js";
+import { loadApprovalKeys } from "./approvalKeys.js";
 
 /** Exit codes of `toolgate policy …` (documented in the README). */
 export const EXIT = { ok: 0, denied: 1, needsMigration: 1, badInput: 2 } as const;
@@ -32,6 +33,12 @@ export function registerPolicyCommands(program: Command): void {
       "an approval artifact (the JSON object a call carries as _meta.approval) to check for approval_required tools",
     )
     .option("--now <time>", "judge the approval artifact at this RFC 3339 time instead of the current time")
+    .option(
+      "--approval-key <file>",
+      "an Ed25519 public key (PEM) the artifact may be signed with (repeatable; also $TOOLGATE_APPROVAL_SECRET for HMAC)",
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
     .option(
       "--can-elicit",
       "decide as for a client that declared MCP elicitation: a call without a valid artifact is allowed pending the person's accept",
@@ -130,21 +137,28 @@ interface CheckOptions {
   priorCalls: number;
   priorRequests: number;
   approval?: string;
+  approvalKey: string[];
   now?: string;
   canElicit?: boolean;
   inputSchema?: string;
 }
 
 /**
- * The arguments and call context of `policy check`, as `wrap` builds them: an artifact in
- * `arguments._meta.approval` is found and stripped like one given with `--approval` (which stands for
- * `params._meta.approval`); two different ones are a conflict. Bad files and times exit 2.
+ * The arguments and call context of `policy check`, as `wrap` builds them: `--approval` stands for
+ * `params._meta.approval`, checked against the keys of `--approval-key` and TOOLGATE_APPROVAL_SECRET (an
+ * unsigned artifact approves nothing); one in `arguments._meta.approval` is stripped and never approves.
+ * Bad files, keys and times exit 2.
  */
 function checkContext(
   opts: CheckOptions,
   parsedArgs: unknown,
 ): { args: CallArguments; context: CallContext } {
   const context: CallContext = { canElicit: opts.canElicit === true };
+  try {
+    context.approvalKeys = loadApprovalKeys({ keyFiles: opts.approvalKey, env: process.env });
+  } catch (error) {
+    fail(error instanceof Error ? error.message : String(error));
+  }
   if (opts.now !== undefined) {
     const ms = parseRfc3339(opts.now);
     if (ms === null) {
@@ -166,7 +180,7 @@ function checkContext(
   if (supplied !== undefined) params._meta = supplied;
   const lookup = findApprovalArtifact(params);
   if (lookup.kind === "found") context.approval = lookup.artifact;
-  else if (lookup.kind === "conflict") context.approvalProblem = lookup.reason;
+  else if (lookup.kind === "in-arguments") context.approvalProblem = IN_ARGUMENTS_PROBLEM;
   const stripped = lookup.kind === "none" ? params : stripApproval(params);
   return { args: { kind: "value", value: stripped.arguments }, context };
 }

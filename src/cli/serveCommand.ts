@@ -19,6 +19,9 @@ import { StrictStdioServerTransport } from "../transports/stdioServerTransport.j
 import { addContextOptions, hasSelectionFlags, type ContextFlags } from "./contextOptions.js";
 import { loadContext } from "./contextLoader.js";
 import { printable } from "../engine/text/printable.js";
+import { loadApprovalKeys } from "./approvalKeys.js";
+import { describeError } from "./errorReport.js";
+import { MemoryApprovalClaims } from "../session/approvalClaims.js";
 
 interface ServeFlags extends ContextFlags {
   stdio?: boolean;
@@ -38,6 +41,7 @@ interface ServeFlags extends ContextFlags {
   dryRun?: boolean;
   verbose?: boolean;
   maxFrameBytes: number;
+  approvalKey: string[];
 }
 
 const EXIT_BAD_INPUT = 2;
@@ -136,6 +140,12 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--audit-log <file>", "append one JSON line per decision to this file")
     .option(
+      "--approval-key <file>",
+      "an Ed25519 public key (PEM) approval artifacts may be signed with (repeatable; also approval_keys in config.yaml and $TOOLGATE_APPROVAL_SECRET)",
+      collect,
+      [],
+    )
+    .option(
       "--dry-run",
       "decide and record every call and list, but forward everything (the audit log says would-deny / would-hide)",
     )
@@ -191,6 +201,21 @@ async function serve(flags: ServeFlags): Promise<number | null> {
   if (loaded === null) return EXIT_BAD_INPUT;
   const { policy } = loaded;
   secrets = new SecretScrubber(loaded.config.mcp.servers);
+  let approvals;
+  try {
+    approvals = {
+      keys: loadApprovalKeys({
+        keyFiles: flags.approvalKey,
+        configKeys: loaded.config.global.approvalKeys,
+        configDir: loaded.dir,
+        env: process.env,
+      }),
+      // One store for every session: an artifact spent by one client is spent for all.
+      claims: new MemoryApprovalClaims(),
+    };
+  } catch (error) {
+    return fail(describeError(error).trimEnd());
+  }
 
   const clients: ClientContext[] = [];
   if (!http) {
@@ -264,6 +289,7 @@ async function serve(flags: ServeFlags): Promise<number | null> {
       dryRun: flags.dryRun === true,
       verbose: flags.verbose === true,
       maxFrameBytes: flags.maxFrameBytes,
+      approvals,
       log,
     });
   };

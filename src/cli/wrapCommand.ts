@@ -15,6 +15,8 @@ import { addContextOptions, hasSelectionFlags } from "./contextOptions.js";
 import { describeError } from "./errorReport.js";
 import type { WrapConfigFlags, WrapPlan } from "./wrapConfigDir.js";
 import { printable } from "../engine/text/printable.js";
+import { loadApprovalKeys } from "./approvalKeys.js";
+import { MemoryApprovalClaims } from "../session/approvalClaims.js";
 
 interface WrapOptions extends WrapConfigFlags {
   policy?: string;
@@ -24,6 +26,7 @@ interface WrapOptions extends WrapConfigFlags {
   label?: string;
   maxFrameBytes: number;
   approvalTimeout: number;
+  approvalKey: string[];
 }
 
 /** Exit status when toolgate itself refuses to start (bad policy, unwritable audit log, bad flags). */
@@ -54,6 +57,12 @@ export function registerWrapCommand(program: Command): void {
       "--label <id>",
       "session label recorded in the audit log (default: a random id); also the server_id that tool_pins " +
         "and approval questions name the server by (default: --server, else the server's own serverInfo.name)",
+    )
+    .option(
+      "--approval-key <file>",
+      "an Ed25519 public key (PEM) approval artifacts may be signed with (repeatable; also $TOOLGATE_APPROVAL_SECRET for HMAC)",
+      (value: string, previous: string[]) => [...previous, value],
+      [],
     )
     .option(
       "--approval-timeout <seconds>",
@@ -88,6 +97,19 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
       (await import("./wrapConfigDir.js")).planConfigDirWrap(command, options, log)
     : planPlainWrap(command, options, log);
   if (plan === null) return EXIT_BAD_INPUT;
+  let approvalKeys;
+  try {
+    approvalKeys = loadApprovalKeys({
+      keyFiles: options.approvalKey,
+      ...(plan.approvalKeys === undefined
+        ? {}
+        : { configKeys: plan.approvalKeys.files, configDir: plan.approvalKeys.dir }),
+      env: process.env,
+    });
+  } catch (error) {
+    log(describeError(error).trimEnd());
+    return EXIT_BAD_INPUT;
+  }
   if (options.dryRun === true)
     log("dry run: every call and list is decided and recorded, and forwarded anyway");
 
@@ -128,6 +150,7 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
             log,
             ...(serverId === undefined ? {} : { serverId }),
             approvalTimeoutMs: options.approvalTimeout * 1000,
+            approvals: { keys: approvalKeys, claims: new MemoryApprovalClaims() },
             // The server runs here, so it sees the same filesystem (restrict_scope `realpath: true`).
             realpath: localRealpath(plan.cwd ?? process.cwd()),
           },

@@ -30,6 +30,8 @@ export interface WrapPlan {
   cwd?: string;
   /** Called once the server is spawned, so compiling the policy overlaps the server's start-up. */
   createGate(): Promise<ToolGate>;
+  /** config.yaml's `approval_keys`, relative to the configuration directory. */
+  approvalKeys?: { files: readonly { path: string }[]; dir: string };
 }
 
 /** True when any flag asks for the configuration directory. */
@@ -99,7 +101,12 @@ export function planConfigDirWrap(
       `running the command after -- instead of the entry of '${name}' in mcp.json` +
         (server.transport === "stdio" ? ` (${describeTarget(server)})` : ""),
     );
-    return { command: program, args, createGate };
+    return {
+      command: program,
+      args,
+      createGate,
+      approvalKeys: { files: config.global.approvalKeys, dir: config.dir },
+    };
   }
   if (server.transport !== "stdio") {
     log(
@@ -117,5 +124,6 @@ export function planConfigDirWrap(
     env: { ...process.env, ...server.env },
     ...(cwd === undefined ? {} : { cwd }),
     createGate,
+    approvalKeys: { files: config.global.approvalKeys, dir: config.dir },
   };
 }

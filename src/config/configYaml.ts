@@ -1,7 +1,7 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
 import { parseServerSelection, parseToolsMap } from "./patternList.js";
 
-import type { SourceNode } from "../engine/model/source.js";
+import type { SourceNode, SourceRef } from "../engine/model/source.js";
 import { serverNameProblem } from "./serverName.js";
 import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
 import type { GlobalConfig, ServerAlias } from "../engine/model/configDir.js";
@@ -11,10 +11,11 @@ export const CONFIG_YAML_FIELDS = [
   "mapping_mcp_servers",
   "mcp_tools",
   "policy",
+  "approval_keys",
 ] as const;
 
 export function emptyGlobalConfig(): GlobalConfig {
-  return { file: null, enabledMcpServers: null, aliases: [], mcpTools: null, policy: null };
+  return { file: null, enabledMcpServers: null, aliases: [], mcpTools: null, policy: null, approvalKeys: [] };
 }
 
 function parseAliases(node: SourceNode, diagnostics: Diagnostic[]): ServerAlias[] {
@@ -111,5 +112,26 @@ export function parseConfigYaml(
       });
     }
   }
+  const keys = entryOf(root, "approval_keys");
+  if (keys !== undefined) config.approvalKeys = parseKeyFiles(keys.value, diagnostics);
   return { config, diagnostics };
+}
+
+/** `approval_keys:` a file name or a list of them. */
+function parseKeyFiles(node: SourceNode, diagnostics: Diagnostic[]): { path: string; at: SourceRef }[] {
+  const items = node.kind === "seq" ? node.items : [node];
+  const out: { path: string; at: SourceRef }[] = [];
+  for (const item of items) {
+    if (item.kind === "scalar" && typeof item.value === "string" && item.value !== "") {
+      out.push({ path: item.value, at: item.at });
+    } else if (!(item.kind === "scalar" && item.value === null && node.kind !== "seq")) {
+      diagnostics.push({
+        severity: "error",
+        code: "E_FIELD_TYPE",
+        message: `'approval_keys' lists Ed25519 public key files (PEM, relative to the configuration directory), but this is ${describeKind(item)}`,
+        ...item.at,
+      });
+    }
+  }
+  return out;
 }

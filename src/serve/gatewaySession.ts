@@ -18,6 +18,8 @@ import {
   type ServerResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AuditSink } from "../audit/sink.js";
+import type { ApprovalKeyring } from "../engine/model/approval.js";
+import type { ApprovalClaims } from "../session/approvalClaims.js";
 import { readApprovalAnswer, type ApprovalOutcome } from "../session/approvalQuestion.js";
 import { clientElicitsForms } from "../session/clientCapabilities.js";
 import { ToolSession } from "../session/toolSession.js";
@@ -67,6 +69,8 @@ export interface SessionOptions {
   dryRun?: boolean;
   /** The longest line accepted from a stdio server (`--max-frame-bytes`). */
   maxFrameBytes?: number;
+  /** The keys approval artifacts must be signed with and the process's store of spent ids. */
+  approvals?: { keys: ApprovalKeyring; claims: ApprovalClaims };
   /** One readable line per decision on stderr. */
   verbose?: boolean;
   log: (line: string) => void;
@@ -125,6 +129,7 @@ export class GatewaySession {
       verbose: options.verbose === true,
       approvalTimeoutMs: this.approvalTimeoutMs,
       log: options.log,
+      ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     });
     this.order = context.servers.map((s) => s.name);
     for (const config of context.servers) {

@@ -1,5 +1,5 @@
 import type { ApprovalRecord } from "../audit/events.js";
-import { approvalDigest, type ApprovalLookup } from "../engine/controls/approval.js";
+import { approvalDigest, IN_ARGUMENTS_PROBLEM, type ApprovalLookup } from "../engine/controls/approval.js";
 import { APPROVAL_DIGEST_PROFILE, type ApprovalEvidence } from "../engine/model/approval.js";
 import type { Rule } from "../engine/model/decision.js";
 import type { ApprovalOutcome } from "./approvalQuestion.js";
@@ -43,8 +43,14 @@ export function approvalRecord(
   redaction: CallRedaction,
 ): ApprovalRecord | undefined {
   const record: ApprovalRecord = {};
-  if (lookup.kind === "conflict") {
-    record.artifact = { accepted: false, source: "both", problem: lookup.reason };
+  if (lookup.kind === "in-arguments") {
+    record.artifact = { accepted: false, source: "arguments._meta.approval", problem: IN_ARGUMENTS_PROBLEM };
+    try {
+      record.artifact.digest = approvalDigest(lookup.artifact);
+      record.artifact.profile = APPROVAL_DIGEST_PROFILE;
+    } catch {
+      // No RFC 8785 form: recorded without a digest.
+    }
   } else if (lookup.kind === "found") {
     if (checked !== undefined && "summary" in checked) {
       record.artifact = {
@@ -74,6 +80,10 @@ export function approvalRecord(
         record.artifact.profile = APPROVAL_DIGEST_PROFILE;
       }
     }
+  }
+  if (lookup.kind === "found" && lookup.alsoInArguments && record.artifact !== undefined) {
+    // The model's copy inside the arguments was stripped and had no say.
+    record.artifact.also_in_arguments = true;
   }
   if (elicitation !== undefined) record.elicitation = elicitation;
   return record.artifact === undefined && record.elicitation === undefined ? undefined : record;

@@ -6,6 +6,7 @@ import type { JsonObject, JsonRpcId } from "../engine/rpc/jsonRpc.js";
 import { denyResult, NOT_RECORDED_REASON, type ToolResult } from "./answers.js";
 import { approvalRecord, approvalRequiredText, notApprovedText } from "./approvalRecord.js";
 import { approvalRequestParams, type ApprovalOutcome } from "./approvalQuestion.js";
+import type { ApprovalClaims } from "./approvalClaims.js";
 import type { AuditRecorder } from "./auditRecorder.js";
 import { callRedaction, type CallRedaction } from "./callRedaction.js";
 import type { CallVerdict } from "./callVerdict.js";
@@ -59,6 +60,8 @@ export type CallStep =
 /** What every step of one session shares. */
 export interface PipelineContext {
   recorder: AuditRecorder;
+  /** Spends the id of each signed artifact that approves a call (single use). */
+  claims: ApprovalClaims;
   dryRun: boolean;
   approvalTimeoutMs: number;
   /** A decision line for `--verbose` (only called when verbose). */
@@ -92,7 +95,8 @@ export function callInHand(call: ToolCall): CallInHand {
 }
 
 /** The step for a verdict: recorded, logged, and answered the same way on every surface. */
-export function stepFor(ctx: PipelineContext, hand: CallInHand, verdict: CallVerdict): CallStep {
+export function stepFor(ctx: PipelineContext, hand: CallInHand, decided: CallVerdict): CallStep {
+  const verdict = ctx.dryRun ? decided : claimed(ctx, decided);
   if (verdict.kind === "allow" && verdict.ask !== undefined && !ctx.dryRun) {
     return askStep(ctx, hand, verdict.ask, verdict.warnings);
   }
@@ -232,6 +236,28 @@ function answeredStep(
       by: "policy",
       omitStructuredContent: omitsStructuredContent(hand),
     }),
+  };
+}
+
+/**
+ * A call approved by a signed artifact spends the artifact's id: a second call with the same artifact is
+ * refused, whoever sends it. (Not in a dry run, which forwards without enforcing.)
+ */
+function claimed(ctx: PipelineContext, verdict: CallVerdict): CallVerdict {
+  if (verdict.kind !== "allow" || verdict.approval === undefined) return verdict;
+  const { summary, digest, rule } = verdict.approval;
+  const expires = Date.parse(summary.expires_at);
+  if (ctx.claims.claim(summary.approval_id, Number.isFinite(expires) ? expires : Date.now())) return verdict;
+  const problem = `the approval artifact '${summary.approval_id}' was used before: each signed artifact approves one call`;
+  return {
+    kind: "deny",
+    code: "E_APPROVAL_REQUIRED",
+    reason: `${approvalRequiredText(summary.bound_tool, rule)} and ${problem}`,
+    rule,
+    violations: [],
+    by: "policy",
+    shownToClient: true,
+    rejected: { problem, digest },
   };
 }
 

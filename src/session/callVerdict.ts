@@ -1,5 +1,5 @@
-import type { ApprovalLookup } from "../engine/controls/approval.js";
-import type { ApprovalEvidence } from "../engine/model/approval.js";
+import { IN_ARGUMENTS_PROBLEM, type ApprovalLookup } from "../engine/controls/approval.js";
+import type { ApprovalEvidence, ApprovalKeyring } from "../engine/model/approval.js";
 import type {
   CallContext,
   RealpathHook,
@@ -20,8 +20,8 @@ export type CallVerdict =
       reason: string;
       rule: Rule | null;
       warnings: string[];
-      /** The approval artifact that satisfied `approval_required`. */
-      approval?: ApprovalEvidence;
+      /** The approval artifact that satisfied `approval_required`, with that rule. */
+      approval?: ApprovalEvidence & { rule: Rule };
       /** The call needs the person's explicit accept before it is forwarded. */
       ask?: { rule: Rule; rejected?: RejectedArtifact };
     }
@@ -55,6 +55,8 @@ export interface VerdictInput {
   /** `null` when the person behind the client can be asked; else why not (ends the refusal's reason). */
   cannotAsk: string | null;
   realpath?: RealpathHook;
+  /** The keys an approval artifact must be signed with. */
+  approvalKeys?: ApprovalKeyring;
 }
 
 /**
@@ -168,7 +170,8 @@ export function hiddenByName(gate: ToolGate, tool: string): CallVerdict | null {
 function callContext(input: VerdictInput, definition: ListedTool): CallContext {
   const context: CallContext = {};
   if (input.lookup.kind === "found") context.approval = input.lookup.artifact;
-  else if (input.lookup.kind === "conflict") context.approvalProblem = input.lookup.reason;
+  else if (input.lookup.kind === "in-arguments") context.approvalProblem = IN_ARGUMENTS_PROBLEM;
+  if (input.approvalKeys !== undefined) context.approvalKeys = input.approvalKeys;
   if (definition.inputSchema !== undefined) context.inputSchema = definition.inputSchema;
   if (input.realpath !== undefined) context.realpath = input.realpath;
   return context;

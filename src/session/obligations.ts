@@ -25,7 +25,7 @@ export interface RejectedArtifact {
  * `redact_args` never holds a call up: it governs what is written about the call, not what is forwarded.
  */
 export type ObligationPlan =
-  | { kind: "forward"; approval?: ApprovalEvidence }
+  | { kind: "forward"; approval?: ApprovalEvidence & { rule: Rule } }
   | { kind: "ask"; rule: Rule; rejected?: RejectedArtifact }
   | ({ kind: "refuse" } & UnmetObligation);
 
@@ -35,7 +35,7 @@ export type ObligationPlan =
  * predates them) or of a kind this gateway does not know is unmet.
  */
 export function planObligations(decision: Decision, cannotAsk: string | null): ObligationPlan {
-  let approval: ApprovalEvidence | undefined;
+  let approval: (ApprovalEvidence & { rule: Rule }) | undefined;
   let ask: { kind: "ask"; rule: Rule; rejected?: RejectedArtifact } | undefined;
   for (const obligation of decision.obligations) {
     switch (obligation.kind) {
@@ -49,7 +49,7 @@ export function planObligations(decision: Decision, cannotAsk: string | null): O
         };
       case "approval_required": {
         if (obligation.status === "satisfied" && obligation.approval !== undefined) {
-          approval = obligation.approval;
+          approval = { ...obligation.approval, rule: obligation.rule };
           break;
         }
         const rejected: RejectedArtifact | undefined =

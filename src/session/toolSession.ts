@@ -5,6 +5,9 @@ import type { Rule, SessionCounters } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
 import { isJsonObject, type JsonRpcErrorObject, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
 import { denyResult, requestRefusedError, type ToolResult } from "./answers.js";
+import { approvalKeyring } from "../engine/controls/approvalSignature.js";
+import type { ApprovalKeyring } from "../engine/model/approval.js";
+import { MemoryApprovalClaims, type ApprovalClaims } from "./approvalClaims.js";
 import { AuditRecorder, type AuditIdentity } from "./auditRecorder.js";
 import { callInHand, stepFor, type CallStep, type PipelineContext, type ToolCall } from "./callPipeline.js";
 import { callVerdict, hiddenByName } from "./callVerdict.js";
@@ -24,6 +27,11 @@ export interface ToolSessionOptions {
   verbose?: boolean;
   /** How long a call under `approval_required` waits for the person's answer (for the refusal's reason). */
   approvalTimeoutMs: number;
+  /**
+   * The keys approval artifacts must be signed with, and where their ids are spent (one store per process).
+   * Absent: no keys (no artifact approves; only a person can) and a store of this session's own.
+   */
+  approvals?: { keys: ApprovalKeyring; claims: ApprovalClaims };
   /** Diagnostics: audit write failures, catalog warnings, decisions when verbose. One line, no newline. */
   log: (line: string) => void;
 }
@@ -68,13 +76,16 @@ export class ToolSession {
   private readonly shownTools = new Set<string>();
   private readonly recorder: AuditRecorder;
   private readonly pipeline: PipelineContext;
+  private readonly approvalKeys: ApprovalKeyring;
   /** Per server, the catalog warnings last logged (each change is said once). */
   private readonly saidWarnings = new Map<ServerView, string>();
 
   constructor(private readonly options: ToolSessionOptions) {
     this.recorder = new AuditRecorder(options.audit, options.identity, options.log);
+    this.approvalKeys = options.approvals?.keys ?? approvalKeyring({});
     this.pipeline = {
       recorder: this.recorder,
+      claims: options.approvals?.claims ?? new MemoryApprovalClaims(),
       dryRun: options.dryRun === true,
       approvalTimeoutMs: options.approvalTimeoutMs,
       verbose: options.verbose === true ? options.log : null,
@@ -220,6 +231,7 @@ export class ToolSession {
       counters: call.counters,
       shownBefore: this.shownTools.has(shownKey(call.server, call.tool)),
       cannotAsk: call.cannotAsk,
+      approvalKeys: this.approvalKeys,
       ...(call.server.realpath === undefined ? {} : { realpath: call.server.realpath }),
     });
     return stepFor(this.pipeline, hand, verdict);

@@ -1,4 +1,6 @@
 import type { AuditSink } from "../audit/sink.js";
+import type { ApprovalKeyring } from "../engine/model/approval.js";
+import type { ApprovalClaims } from "../session/approvalClaims.js";
 import type { RealpathHook } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
 import { extractToolSchemaTexts } from "../engine/pins/exactHash.js";
@@ -59,6 +61,8 @@ export interface PolicyProxyOptions {
   approvalTimeoutMs?: number;
   /** Resolves symbolic links for `restrict_scope` contracts with `realpath: true` (the server shares our filesystem). */
   realpath?: RealpathHook;
+  /** The keys approval artifacts must be signed with and the store their ids are spent in; absent: none. */
+  approvals?: { keys: ApprovalKeyring; claims: ApprovalClaims };
 }
 
 /** Where the proxy's output goes; the transport serializes (JSON.stringify of the object given). */
@@ -131,6 +135,7 @@ export class PolicyProxy {
       verbose: options.verbose === true,
       approvalTimeoutMs,
       log: options.log,
+      ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     });
     this.server = {
       gate: options.gate,

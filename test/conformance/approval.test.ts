@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { approvalDigest } from "../../src/engine/controls/approval.js";
 import { APPROVAL_DIGEST_PROFILE } from "../../src/engine/model/approval.js";
 import { denial, gates, SURFACES, type GateClient } from "./surfaces.js";
-import { artifact, fsWorld, type FsWorld } from "./worlds.js";
+import { approvalKeyFile, artifact, fsWorld, signedArtifact, type FsWorld } from "./worlds.js";
 
 const SECRET = "s3cr3t-VALUE-4242";
 const POLICY = `version: "2.0"
@@ -155,7 +155,12 @@ describe.each(SURFACES)("%s", (surface) => {
   describe("approval artifacts (a client without elicitation)", () => {
     let c: GateClient;
     beforeAll(async () => {
-      c = await start(surface, { server: world.server, name: "fs", policy: POLICY });
+      c = await start(surface, {
+        server: world.server,
+        name: "fs",
+        policy: POLICY,
+        flags: ["--approval-key", approvalKeyFile()],
+      });
     });
 
     it("without an artifact the call is denied (nobody can be asked), and nothing is written", async () => {
@@ -169,9 +174,9 @@ describe.each(SURFACES)("%s", (surface) => {
       expect(c.received("write_file")).toEqual([]);
     });
 
-    it("a current artifact in params._meta.approval lets the call run; it is stripped, the rest of _meta kept; the audit carries its digest and profile", async () => {
+    it("a current signed artifact in params._meta.approval lets the call run; it is stripped, the rest of _meta kept; the audit carries its digest, profile and signer", async () => {
       const target = file("with-artifact");
-      const a = artifact("write_file", target);
+      const a = signedArtifact("write_file", target);
       const result = await c.call(
         "write_file",
         { path: target, content: "approved by artifact\n" },
@@ -194,28 +199,75 @@ describe.each(SURFACES)("%s", (surface) => {
             source: "params._meta.approval",
             digest: approvalDigest(a),
             profile: APPROVAL_DIGEST_PROFILE,
-            summary: { approval_id: a.approval_id, approver: "alice@example.com" },
+            summary: {
+              approval_id: a.approval_id,
+              approver: "alice@example.com",
+              signed_by: { alg: "EdDSA", key_id: a.signature.key_id },
+            },
           },
         },
       });
     });
 
-    it("an artifact in arguments._meta.approval works too, and is stripped there (the server's strict schema would refuse _meta)", async () => {
+    it("the same artifact a second time is refused: each one approves one call", async () => {
+      const target = file("replayed");
+      const a = signedArtifact("write_file", target);
+      expect(
+        (await c.call("write_file", { path: target, content: "once\n" }, { approval: a })).isError,
+      ).toBeFalsy();
+      const again = await c.call("write_file", { path: target, content: "twice\n" }, { approval: a });
+      expect(denial(again).code).toBe("E_APPROVAL_REQUIRED");
+      expect(denial(again).text).toContain("was used before");
+      expect(readFileSync(target, "utf8")).toBe("once\n");
+      expect(c.received("write_file").filter((r) => JSON.stringify(r).includes("twice"))).toEqual([]);
+    });
+
+    it.each([
+      [
+        "unsigned",
+        (a: Record<string, unknown>) => {
+          const { signature: _, ...rest } = a;
+          return rest;
+        },
+        "not signed",
+      ],
+      [
+        "with a changed field",
+        (a: Record<string, unknown>) => ({ ...a, approver: "mallory" }),
+        "does not verify",
+      ],
+      [
+        "signed by another key",
+        (a: Record<string, unknown>) => ({
+          ...a,
+          signature: { alg: "HS256", key_id: "hmac:0123456789abcdef", value: "AAAA" },
+        }),
+        "does not trust",
+      ],
+    ])("an artifact %s approves nothing, and nothing is forwarded", async (what, spoil, text) => {
+      const target = file(`spoiled-${what.replace(/ /g, "-")}`);
+      const a = spoil(signedArtifact("write_file", target));
+      const result = await c.call("write_file", { path: target, content: "x" }, { approval: a });
+      expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
+      expect(denial(result).text).toContain(text);
+      expect(existsSync(target)).toBe(false);
+      expect(JSON.stringify(c.received())).not.toContain(target);
+    });
+
+    it("an artifact in arguments._meta.approval (the model's) never approves, signed or not, and is stripped there", async () => {
       const target = file("args-artifact");
       const result = await c.call("write_file", {
         path: target,
         content: "y\n",
-        _meta: { approval: artifact("write_file", target) },
+        _meta: { approval: signedArtifact("write_file", target) },
       });
-      expect(result.isError).toBeFalsy();
-      expect(readFileSync(target, "utf8")).toBe("y\n");
-      expect(c.received("write_file").at(-1)).toEqual({
-        name: "write_file",
-        arguments: { path: target, content: "y\n" },
-      });
+      expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
+      expect(denial(result).text).toContain("written by the model and never approves");
+      expect(existsSync(target)).toBe(false);
+      expect(c.received("write_file").filter((r) => JSON.stringify(r).includes(target))).toEqual([]);
       expect(c.callEvents("write_file").at(-1)).toMatchObject({
-        decision: "allow",
-        approval: { artifact: { accepted: true, source: "arguments._meta.approval" } },
+        decision: "deny",
+        approval: { artifact: { accepted: false, source: "arguments._meta.approval" } },
       });
     });
 
@@ -228,10 +280,10 @@ describe.each(SURFACES)("%s", (surface) => {
         "is bound to '/somewhere/else.txt', not '",
       ],
     ])(
-      "an artifact %s is refused with E_APPROVAL_REQUIRED, recorded with its problem and digest, and nothing is forwarded",
+      "a signed artifact %s is refused with E_APPROVAL_REQUIRED, recorded with its problem and digest, and nothing is forwarded",
       async (what, over, text) => {
         const target = file(`refused-${what.replace(/ /g, "-")}`);
-        const a = artifact("write_file", target, over);
+        const a = signedArtifact("write_file", target, over);
         const result = await c.call("write_file", { path: target, content: "x" }, { approval: a });
         expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
         expect(denial(result).text).toContain(text);
@@ -255,27 +307,30 @@ describe.each(SURFACES)("%s", (surface) => {
       },
     );
 
-    it("two different artifacts in one call are refused", async () => {
+    it("beside a signed artifact in params._meta, one in the arguments is stripped and has no say", async () => {
       const target = file("two-artifacts");
       const result = await c.call(
         "write_file",
-        {
-          path: target,
-          content: "x",
-          _meta: { approval: artifact("write_file", target, { approval_id: "other" }) },
-        },
-        { approval: artifact("write_file", target) },
+        { path: target, content: "z\n", _meta: { approval: { forged: true } } },
+        { approval: signedArtifact("write_file", target) },
       );
-      expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
-      expect(existsSync(target)).toBe(false);
+      expect(result.isError).toBeFalsy();
+      expect(c.received("write_file").at(-1)).toEqual({
+        name: "write_file",
+        arguments: { path: target, content: "z\n" },
+      });
       expect(c.callEvents("write_file").at(-1)).toMatchObject({
-        approval: { artifact: { accepted: false, source: "both" } },
+        approval: { artifact: { accepted: true, source: "params._meta.approval", also_in_arguments: true } },
       });
     });
 
     it("an artifact on a call that needs no approval is not checked, and stripped all the same", async () => {
       const path = join(world.workspace, "notes.txt");
-      const read = await c.call("read_text_file", { path }, { approval: artifact("read_text_file", path) });
+      const read = await c.call(
+        "read_text_file",
+        { path },
+        { approval: signedArtifact("read_text_file", path) },
+      );
       expect(read.content).toEqual([{ type: "text", text: "inside\n" }]);
       expect(c.received("read_text_file")).toEqual([{ name: "read_text_file", arguments: { path } }]);
       expect(c.callEvents("read_text_file")).toMatchObject([

@@ -1,9 +1,11 @@
 // The worlds the scenarios run in: a directory server-filesystem may reach entirely (its root), of which the
 // policies' scope is only `workspace`; and server-everything with its listed tools, for pins.
+import { randomUUID } from "node:crypto";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pinForTool } from "../../src/engine/pins/exactHash.js";
 import { connect, EVERYTHING_SERVER, FILESYSTEM_SERVER, NODE, tempDir } from "../e2e/helpers.js";
+import { signed, TEST_ED25519_PUBLIC_PEM } from "../support/approvalKeys.js";
 
 export interface FsWorld {
   root: string;
@@ -66,4 +68,17 @@ export function artifact(tool: string, resource?: string, over: Record<string, u
     ...(resource === undefined ? {} : { bound_resource: resource }),
     ...over,
   };
+}
+
+/** The Ed25519 public key the artifact scenarios' toolgate trusts (`--approval-key`), written once. */
+export function approvalKeyFile(): string {
+  approvalKeyPath ??= join(tempDir("tg-conf-keys-"), "approver.pub.pem");
+  writeFileSync(approvalKeyPath, TEST_ED25519_PUBLIC_PEM);
+  return approvalKeyPath;
+}
+let approvalKeyPath: string | undefined;
+
+/** A current artifact like `artifact`, with its own id, signed with the test Ed25519 key. */
+export function signedArtifact(tool: string, resource?: string, over: Record<string, unknown> = {}) {
+  return signed(artifact(tool, resource, { approval_id: randomUUID(), ...over }), "ed25519");
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { approvalDigest } from "../../src/engine/controls/approval.js";
 import { APPROVAL_DIGEST_PROFILE } from "../../src/engine/model/approval.js";
 import { CLI, tempDir } from "./helpers.js";
+import { signed, TEST_APPROVAL_SECRET, TEST_ED25519_PUBLIC_PEM } from "../support/approvalKeys.js";
 
 const dir = tempDir("tg-check-");
 const file = (name: string, text: string): string => {
@@ -26,18 +27,23 @@ tools:
 enforcement: { unconstrained_tools: allow }
 `,
 );
-const artifact = {
+const fields = {
   approval_id: "apr-7",
   approver: "alice@example.com",
   issued_at: "2026-03-01T10:00:00Z",
   expires_at: "2026-03-01T11:00:00Z",
   bound_tool: "deploy",
 };
+// Signed with the HMAC secret the checks run with (TOOLGATE_APPROVAL_SECRET), and with the Ed25519 key
+// named by --approval-key.
+const artifact = signed(fields);
 const artifactFile = file("approval.json", JSON.stringify(artifact));
+const publicKey = file("approver.pub.pem", TEST_ED25519_PUBLIC_PEM);
 
 function check(...args: string[]): { code: number | null; out: Record<string, unknown>; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, "policy", "check", "--policy", policy, ...args], {
     encoding: "utf8",
+    env: { ...process.env, TOOLGATE_APPROVAL_SECRET: TEST_APPROVAL_SECRET },
   });
   return {
     code: r.status,
@@ -88,16 +94,36 @@ describe("policy check: approval", () => {
     expect(r.out).toMatchObject({ code: "E_APPROVAL_REQUIRED", reason: expect.stringContaining(text) });
   });
 
-  it("reads an artifact in arguments._meta.approval and strips it before the schema and scope steps", () => {
+  it("checks signatures: an unsigned artifact approves nothing; an Ed25519 one needs --approval-key", () => {
+    const unsigned = file("unsigned.json", JSON.stringify(fields));
+    const at = ["--tool", "deploy", "--now", "2026-03-01T10:30:00Z"];
+    expect(check(...at, "--approval", unsigned).out).toMatchObject({
+      code: "E_APPROVAL_REQUIRED",
+      reason: expect.stringContaining("not signed"),
+    });
+    const ed = file("ed.json", JSON.stringify(signed(fields, "ed25519")));
+    expect(check(...at, "--approval", ed).out).toMatchObject({
+      reason: expect.stringContaining("does not trust"),
+    });
+    expect(check(...at, "--approval", ed, "--approval-key", publicKey).code).toBe(0);
+    expect(check(...at, "--approval", ed, "--approval-key", policy).code).toBe(2);
+  });
+
+  it("strips an artifact in arguments._meta.approval before the schema and scope steps; it never approves", () => {
     const args = JSON.stringify({
       path: "/workspace/a",
       content: "x",
-      _meta: { approval: { ...artifact, bound_tool: "write_file", bound_resource: "/workspace/a" } },
+      _meta: { approval: signed({ ...fields, bound_tool: "write_file", bound_resource: "/workspace/a" }) },
     });
     const r = check("--tool", "write_file", "--args", args, "--now", "2026-03-01T10:30:00Z");
-    expect(r.code).toBe(0);
-    expect(r.out.obligations).toEqual([
-      expect.objectContaining({ kind: "approval_required", status: "satisfied" }),
+    expect(r.code).toBe(1);
+    expect(r.out).toMatchObject({
+      code: "E_APPROVAL_REQUIRED",
+      reason: expect.stringContaining("written by the model and never approves"),
+    });
+    const pending = check("--tool", "write_file", "--args", args, "--can-elicit");
+    expect(pending.out.obligations).toEqual([
+      expect.objectContaining({ kind: "approval_required", status: "pending" }),
       expect.objectContaining({ kind: "restrict_scope", status: "enforced", checked: ["/path"] }),
       expect.objectContaining({
         kind: "redact_args",

@@ -1,9 +1,15 @@
 import { canonicalJson } from "../pins/canonicalJson.js";
 import { sha256Hex } from "../pins/hashes.js";
 import { isPlainObject } from "./argumentTargets.js";
+import { approvalSignedText, signerOf } from "./approvalSignature.js";
 import { canonicalResource } from "./resourceForm.js";
 import { parseRfc3339 } from "./rfc3339.js";
-import { APPROVAL_DIGEST_PROFILE, type ApprovalEvidence, type ApprovalSummary } from "../model/approval.js";
+import {
+  APPROVAL_DIGEST_PROFILE,
+  type ApprovalEvidence,
+  type ApprovalKeyring,
+  type ApprovalSummary,
+} from "../model/approval.js";
 
 /**
  * The approval artifact of the reference format (`_meta.approval`), checked without asking anyone.
@@ -23,6 +29,11 @@ import { APPROVAL_DIGEST_PROFILE, type ApprovalEvidence, type ApprovalSummary } 
  * `expires_at` after `issued_at`; `issued_at` is not more than APPROVAL_CLOCK_SKEW_MS ahead of `now` (the
  * issuer's clock may run a little fast); and `now` is before `expires_at` (no allowance: an expired
  * approval is expired).
+ *
+ * And it must be signed (approvalSignature.ts) with a key of the keyring the operator configured: the
+ * reference format's artifacts are unsigned, and an unsigned artifact is written by whoever sends the call,
+ * the model included, so it approves nothing. A signed one approves one call: the gateway spends its
+ * `approval_id` (session/approvalClaims.ts).
  *
  * The digest (profile `assay.approval_artifact.structured_meta_jcs.v0`) is `sha256:` + the hex SHA-256 of
  * the RFC 8785 (JCS) form of the whole `_meta.approval` object as supplied: the retained structured basis
@@ -50,6 +61,8 @@ export interface ApprovalCall {
   /** The resource(s) the call names, as callResources returns them; absent or empty: none. */
   resource?: string | readonly string[];
   now: Date;
+  /** The keys an artifact must be signed with; absent or empty: no artifact approves. */
+  keys?: ApprovalKeyring;
 }
 
 const REQUIRED = ["approval_id", "approver", "issued_at", "expires_at", "bound_tool"] as const;
@@ -122,9 +135,27 @@ export function checkApprovalArtifact(artifact: unknown, call: ApprovalCall): Ap
   } catch (e) {
     return { ok: false, reason: `the approval artifact cannot be digested: ${(e as Error).message}` };
   }
+  const keys = call.keys;
+  if (keys === undefined || keys.size === 0) {
+    return {
+      ok: false,
+      reason:
+        "no approval keys are configured, so no artifact can approve a call (set TOOLGATE_APPROVAL_SECRET or give --approval-key)",
+      digest,
+    };
+  }
+  const signed = keys.verify(
+    (artifact as Record<string, unknown>).signature,
+    approvalSignedText(artifact as Record<string, unknown>),
+  );
+  if (signed !== null) {
+    return { ok: false, reason: `the approval artifact does not approve: ${signed}`, digest };
+  }
   const problem = artifactProblem(parsed.artifact, call);
   if (problem !== null) return { ok: false, reason: problem, digest };
-  return { ok: true, digest, profile: APPROVAL_DIGEST_PROFILE, summary: parsed.summary };
+  const signer = signerOf((artifact as Record<string, unknown>).signature);
+  const summary = signer === undefined ? parsed.summary : { ...parsed.summary, signed_by: signer };
+  return { ok: true, digest, profile: APPROVAL_DIGEST_PROFILE, summary };
 }
 
 function artifactProblem(a: ApprovalArtifact, call: ApprovalCall): string | null {
@@ -169,28 +200,33 @@ function list(values: readonly string[]): string {
 
 export type ApprovalLookup =
   | { kind: "none" }
-  | { kind: "found"; artifact: unknown; source: "params._meta.approval" | "arguments._meta.approval" }
-  | { kind: "conflict"; reason: string };
+  /** The artifact the call carries where a host puts it, `params._meta.approval`. */
+  | { kind: "found"; artifact: unknown; source: "params._meta.approval"; alsoInArguments: boolean }
+  /** Only inside the tool's arguments, which the model writes: stripped, recorded, never an approval. */
+  | { kind: "in-arguments"; artifact: unknown };
+
+/** Why an artifact inside `arguments` approves nothing (and what to do instead). */
+export const IN_ARGUMENTS_PROBLEM =
+  "an approval artifact inside the tool's arguments is written by the model and never approves; a host sends a signed artifact in params._meta.approval";
 
 /**
- * Where a `tools/call` carries its artifact: `params._meta.approval`, else `params.arguments._meta.approval`.
- * Both present and different (by RFC 8785 form) is a conflict: which one the person meant is unknowable.
+ * Where a `tools/call` carries its artifact: `params._meta.approval` (the host's), and
+ * `params.arguments._meta.approval` (the model's: found only to be stripped and recorded).
  */
 export function findApprovalArtifact(params: unknown): ApprovalLookup {
   if (!isPlainObject(params)) return { kind: "none" };
   const top = isPlainObject(params._meta) ? params._meta.approval : undefined;
   const args = params.arguments;
   const inner = isPlainObject(args) && isPlainObject(args._meta) ? args._meta.approval : undefined;
-  if (top === undefined && inner === undefined) return { kind: "none" };
-  if (top !== undefined && inner !== undefined && !sameJson(top, inner)) {
+  if (top !== undefined) {
     return {
-      kind: "conflict",
-      reason: "params._meta.approval and arguments._meta.approval are different artifacts",
+      kind: "found",
+      artifact: top,
+      source: "params._meta.approval",
+      alsoInArguments: inner !== undefined,
     };
   }
-  return top !== undefined
-    ? { kind: "found", artifact: top, source: "params._meta.approval" }
-    : { kind: "found", artifact: inner, source: "arguments._meta.approval" };
+  return inner === undefined ? { kind: "none" } : { kind: "in-arguments", artifact: inner };
 }
 
 /**
@@ -231,12 +267,4 @@ function withoutKey(obj: Record<string, unknown>, key: string): Record<string, u
     }
   }
   return out;
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-  try {
-    return canonicalJson(a) === canonicalJson(b);
-  } catch {
-    return false;
-  }
 }

@@ -11,6 +11,8 @@ export interface ApprovalSummary {
   bound_tool: string;
   bound_resource?: string | string[];
   scope?: string;
+  /** The key that signed it. */
+  signed_by?: ApprovalSigner;
 }
 
 export interface ApprovalEvidence {
@@ -18,4 +20,22 @@ export interface ApprovalEvidence {
   digest: string;
   profile: typeof APPROVAL_DIGEST_PROFILE;
   summary: ApprovalSummary;
+}
+
+/**
+ * The keys approval artifacts must be signed with (controls/approvalSignature.ts builds one). An artifact
+ * approves only when it verifies against one of them: a model writes whatever it likes into a call, so an
+ * unsigned artifact, or one signed with any other key, approves nothing.
+ */
+export interface ApprovalKeyring {
+  /** How many keys it holds; 0: no artifact can approve (only a person can). */
+  readonly size: number;
+  /** `null` when `signature` is a valid signature of `signedText` by one of the keys; else why not. */
+  verify(signature: unknown, signedText: string): string | null;
+}
+
+/** Which key signed an accepted artifact (recorded with the decision). */
+export interface ApprovalSigner {
+  alg: "HS256" | "EdDSA";
+  key_id: string;
 }

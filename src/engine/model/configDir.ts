@@ -93,6 +93,8 @@ export interface GlobalConfig {
   mcpTools: ToolsMap | null;
   /** `policy:` as written (relative to the configuration directory) and where. */
   policy: { path: string; at: SourceRef } | null;
+  /** `approval_keys:` the Ed25519 public keys (PEM files, relative to the directory) artifacts may be signed with. */
+  approvalKeys: { path: string; at: SourceRef }[];
 }
 
 /**

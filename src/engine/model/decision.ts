@@ -1,6 +1,6 @@
 import type { RedactContract } from "./policy.js";
 import type { SourceRef } from "./source.js";
-import type { ApprovalEvidence } from "./approval.js";
+import type { ApprovalEvidence, ApprovalKeyring } from "./approval.js";
 import type { ReasonCode } from "./reasonCodes.js";
 
 /** The rule that decided: a policy entry, a whitelist layer's pattern, a limit, an enforcement setting. */
@@ -82,8 +82,10 @@ export interface SessionCounters {
 export interface CallContext {
   /** The approval artifact supplied with the call (see controls/approval.ts findApprovalArtifact). */
   approval?: unknown;
-  /** Set when the artifact could not be read unambiguously (a conflict): the artifact counts as invalid. */
+  /** Set when the call's artifact cannot approve whatever it says (it is inside the arguments). */
   approvalProblem?: string;
+  /** The keys an artifact must be signed with; absent: no artifact approves. */
+  approvalKeys?: ApprovalKeyring;
   /** The time to judge an artifact's validity against; default: the current time. */
   now?: Date;
   /**

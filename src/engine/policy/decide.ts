@@ -204,7 +204,12 @@ function approvalStep(
       scoped ? contract.pathArguments : undefined,
       context.inputSchema ?? policySchema(compiled, tool),
     );
-    const check = checkApprovalArtifact(context.approval, { tool, resource, now: context.now ?? new Date() });
+    const check = checkApprovalArtifact(context.approval, {
+      tool,
+      resource,
+      now: context.now ?? new Date(),
+      ...(context.approvalKeys === undefined ? {} : { keys: context.approvalKeys }),
+    });
     if (check.ok) {
       const { digest, profile, summary } = check;
       return { kind: "approval_required", rule, status: "satisfied", approval: { digest, profile, summary } };

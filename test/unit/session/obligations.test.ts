@@ -39,7 +39,11 @@ describe("planObligations", () => {
       ),
       null,
     );
-    expect(plan).toEqual({ kind: "forward", approval: evidence });
+    // The evidence goes on with the rule it satisfied (a spent artifact is refused under that rule).
+    expect(plan).toEqual({
+      kind: "forward",
+      approval: { ...evidence, rule: rule("tools.approval_required") },
+    });
   });
 
   it("asks for a pending approval when it can, refuses when it cannot", () => {

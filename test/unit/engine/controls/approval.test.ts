@@ -9,6 +9,12 @@ import {
 import { APPROVAL_DIGEST_PROFILE } from "../../../../src/engine/model/approval.js";
 import { callResources } from "../../../../src/engine/controls/callResources.js";
 import { parseRfc3339 } from "../../../../src/engine/controls/rfc3339.js";
+import {
+  approvalKeyring,
+  hmacKeyId,
+  SIGNED_PREFIX,
+} from "../../../../src/engine/controls/approvalSignature.js";
+import { signed, TEST_APPROVAL_SECRET, TEST_KEYS } from "../../../support/approvalKeys.js";
 
 const now = new Date("2026-05-01T12:00:00Z");
 const artifact = {
@@ -20,30 +26,37 @@ const artifact = {
   bound_tool: "deploy_release",
   bound_resource: "/workspace/releases/v1.2",
 };
-const call = { tool: "deploy_release", resource: ["/workspace/releases/v1.2"], now };
+const call = { tool: "deploy_release", resource: ["/workspace/releases/v1.2"], now, keys: TEST_KEYS };
+/** Checks the artifact signed with the test key: what is left to refuse is the artifact itself. */
+const check = (a: unknown, c: Parameters<typeof checkApprovalArtifact>[1] = call) =>
+  checkApprovalArtifact(
+    typeof a === "object" && a !== null && !Array.isArray(a) ? signed(a as Record<string, unknown>) : a,
+    c,
+  );
 
 describe("checkApprovalArtifact", () => {
-  it("accepts a current artifact for this tool and resource, with the digest of its RFC 8785 form", () => {
-    const r = checkApprovalArtifact(artifact, call);
-    // The JCS text written out by hand: members in code-unit order, no whitespace.
+  it("accepts a current signed artifact for this tool and resource, with the digest of its RFC 8785 form", () => {
+    const s = signed(artifact);
+    const r = checkApprovalArtifact(s, call);
+    // The JCS text written out by hand: members in code-unit order, no whitespace; the signature included.
     const jcs =
       '{"approval_id":"apr-1","approver":"alice@example.com","bound_resource":"/workspace/releases/v1.2",' +
       '"bound_tool":"deploy_release","expires_at":"2026-05-01T12:30:00Z","issued_at":"2026-05-01T11:55:00Z",' +
-      '"scope":"deploy v1.2 to prod"}';
+      `"scope":"deploy v1.2 to prod","signature":{"alg":"HS256","key_id":"${s.signature.key_id}","value":"${s.signature.value}"}}`;
     expect(r).toEqual({
       ok: true,
       digest: `sha256:${createHash("sha256").update(jcs).digest("hex")}`,
       profile: APPROVAL_DIGEST_PROFILE,
-      summary: artifact,
+      summary: { ...artifact, signed_by: { alg: "HS256", key_id: hmacKeyId(TEST_APPROVAL_SECRET) } },
     });
     expect(APPROVAL_DIGEST_PROFILE).toBe("assay.approval_artifact.structured_meta_jcs.v0");
   });
 
   it("the digest ignores member order and covers extra members", () => {
     const reordered = Object.fromEntries(Object.entries(artifact).reverse());
-    const a = checkApprovalArtifact(artifact, call);
-    const b = checkApprovalArtifact(reordered, call);
-    const c = checkApprovalArtifact({ ...artifact, ticket: "OPS-7" }, call);
+    const a = check(artifact);
+    const b = check(reordered);
+    const c = check({ ...artifact, ticket: "OPS-7" });
     expect(a.ok && b.ok && c.ok).toBe(true);
     expect(a.ok && b.ok && a.digest === b.digest).toBe(true);
     expect(a.ok && c.ok && a.digest !== c.digest).toBe(true);
@@ -67,53 +80,92 @@ describe("checkApprovalArtifact", () => {
     ["approved", "not a JSON object"],
     [null, "not a JSON object"],
   ])("refuses %j", (a, fragment) => {
-    const r = checkApprovalArtifact(a, call);
+    const r = check(a);
     expect(r.ok).toBe(false);
     expect(!r.ok && r.reason).toContain(fragment);
   });
 
   it("allows the issuer's clock to run up to a minute fast, no more", () => {
     const at = (ms: number) => new Date(now.getTime() + ms).toISOString();
-    expect(checkApprovalArtifact({ ...artifact, issued_at: at(APPROVAL_CLOCK_SKEW_MS) }, call).ok).toBe(true);
-    expect(checkApprovalArtifact({ ...artifact, issued_at: at(APPROVAL_CLOCK_SKEW_MS + 1) }, call).ok).toBe(
-      false,
-    );
+    expect(check({ ...artifact, issued_at: at(APPROVAL_CLOCK_SKEW_MS) }, call).ok).toBe(true);
+    expect(check({ ...artifact, issued_at: at(APPROVAL_CLOCK_SKEW_MS + 1) }, call).ok).toBe(false);
   });
 
   it("compares resources in canonical form", () => {
-    expect(
-      checkApprovalArtifact({ ...artifact, bound_resource: "/workspace/./releases//v1.2/" }, call).ok,
-    ).toBe(true);
-    expect(
-      checkApprovalArtifact({ ...artifact, bound_resource: "file:///workspace/releases/v1.2" }, call).ok,
-    ).toBe(true);
+    expect(check({ ...artifact, bound_resource: "/workspace/./releases//v1.2/" }, call).ok).toBe(true);
+    expect(check({ ...artifact, bound_resource: "file:///workspace/releases/v1.2" }, call).ok).toBe(true);
     const url = { ...artifact, bound_resource: "HTTPS://Example.com/a/../b" };
-    expect(checkApprovalArtifact(url, { ...call, resource: "https://example.com/b" }).ok).toBe(true);
+    expect(check(url, { ...call, resource: "https://example.com/b" }).ok).toBe(true);
   });
 
   it("needs every resource of the call bound, and none bound when the call names none", () => {
     const two = { ...call, resource: ["/workspace/a", "/workspace/b"] };
-    expect(
-      checkApprovalArtifact({ ...artifact, bound_resource: ["/workspace/a", "/workspace/b"] }, two).ok,
-    ).toBe(true);
-    expect(checkApprovalArtifact({ ...artifact, bound_resource: ["/workspace/a"] }, two).ok).toBe(false);
-    const none = { tool: "deploy_release", now };
+    expect(check({ ...artifact, bound_resource: ["/workspace/a", "/workspace/b"] }, two).ok).toBe(true);
+    expect(check({ ...artifact, bound_resource: ["/workspace/a"] }, two).ok).toBe(false);
+    const none = { tool: "deploy_release", now, keys: TEST_KEYS };
     const unbound = { ...artifact } as Record<string, unknown>;
     delete unbound.bound_resource;
-    expect(checkApprovalArtifact(unbound, none).ok).toBe(true);
-    expect(checkApprovalArtifact(artifact, none)).toMatchObject({
+    expect(check(unbound, none).ok).toBe(true);
+    expect(check(artifact, none)).toMatchObject({
       ok: false,
       reason: expect.stringContaining("names no resource"),
     });
-    expect(checkApprovalArtifact(unbound, call)).toMatchObject({
+    expect(check(unbound, call)).toMatchObject({
       ok: false,
       reason: expect.stringContaining("binds no resource"),
     });
   });
 
   it("reports the digest of an artifact it refuses, when it has one", () => {
-    const r = checkApprovalArtifact({ ...artifact, bound_tool: "other" }, call);
+    const r = check({ ...artifact, bound_tool: "other" }, call);
     expect(!r.ok && r.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+});
+
+describe("signed artifacts: nothing else approves", () => {
+  const at = { ...call };
+  it("an unsigned artifact, however well-formed, approves nothing", () => {
+    expect(checkApprovalArtifact(artifact, at)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("not signed"),
+    });
+  });
+
+  it("no keys configured: no artifact approves, and the reason says how to configure them", () => {
+    const r = checkApprovalArtifact(signed(artifact), { ...at, keys: approvalKeyring({}) });
+    expect(r).toMatchObject({ ok: false, reason: expect.stringContaining("TOOLGATE_APPROVAL_SECRET") });
+    expect(checkApprovalArtifact(signed(artifact), { tool: at.tool, resource: at.resource, now }).ok).toBe(
+      false,
+    );
+  });
+
+  it("both kinds of key approve; a changed field, another key or a mixed-up algorithm do not", () => {
+    expect(checkApprovalArtifact(signed(artifact, "ed25519"), at).ok).toBe(true);
+    const s = signed(artifact);
+    expect(checkApprovalArtifact({ ...s, bound_resource: "/workspace/releases/v9" }, at)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("does not verify"),
+    });
+    const stranger = approvalKeyring({ hmacSecrets: ["another-secret-0123456789abcdefghijk"] });
+    expect(checkApprovalArtifact(s, { ...at, keys: stranger })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("does not trust"),
+    });
+    const ed = signed(artifact, "ed25519");
+    expect(checkApprovalArtifact({ ...ed, signature: { ...ed.signature, alg: "HS256" } }, at)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("does not trust"),
+    });
+    expect(checkApprovalArtifact({ ...s, signature: { ...s.signature, alg: "none" } }, at).ok).toBe(false);
+    expect(checkApprovalArtifact({ ...s, signature: "forged" }, at).ok).toBe(false);
+  });
+
+  it("the signature covers a line naming what it is, then the artifact's canonical form", () => {
+    expect(SIGNED_PREFIX).toBe("toolgate approval artifact v1\n");
+  });
+
+  it("refuses an HMAC secret a person could guess", () => {
+    expect(() => approvalKeyring({ hmacSecrets: ["short"] })).toThrow(/at least 32/);
   });
 });
 
@@ -134,27 +186,25 @@ describe("callResources", () => {
 });
 
 describe("findApprovalArtifact and stripApproval", () => {
-  it("finds the artifact in params._meta, else in arguments._meta", () => {
+  it("takes the artifact from params._meta; one inside the arguments (the model's) is found only to be refused", () => {
     expect(findApprovalArtifact({ name: "t", _meta: { approval: artifact } })).toEqual({
       kind: "found",
       artifact,
       source: "params._meta.approval",
+      alsoInArguments: false,
     });
     expect(findApprovalArtifact({ name: "t", arguments: { _meta: { approval: artifact } } })).toEqual({
-      kind: "found",
+      kind: "in-arguments",
       artifact,
-      source: "arguments._meta.approval",
     });
+    expect(
+      findApprovalArtifact({
+        _meta: { approval: artifact },
+        arguments: { _meta: { approval: { forged: 1 } } },
+      }),
+    ).toEqual({ kind: "found", artifact, source: "params._meta.approval", alsoInArguments: true });
     expect(findApprovalArtifact({ name: "t", arguments: {} })).toEqual({ kind: "none" });
     expect(findApprovalArtifact(null)).toEqual({ kind: "none" });
-  });
-
-  it("two different artifacts are a conflict; the same one twice is not", () => {
-    const both = (b: unknown) => ({ _meta: { approval: artifact }, arguments: { _meta: { approval: b } } });
-    expect(findApprovalArtifact(both({ ...artifact, approver: "mallory" })).kind).toBe("conflict");
-    expect(findApprovalArtifact(both(Object.fromEntries(Object.entries(artifact).reverse()))).kind).toBe(
-      "found",
-    );
   });
 
   it("strips both places, drops a _meta it emptied, keeps other _meta members, never mutates", () => {

@@ -4,6 +4,7 @@ import { loadPolicyText } from "../../../../src/config/policyLoader.js";
 import { compilePolicy } from "../../../../src/engine/policy/compile.js";
 import { approvalDigest } from "../../../../src/engine/controls/approval.js";
 import { APPROVAL_DIGEST_PROFILE } from "../../../../src/engine/model/approval.js";
+import { signed, TEST_KEYS } from "../../../support/approvalKeys.js";
 import { decideCall } from "../../../../src/engine/policy/decide.js";
 import type { CallContext, Decision } from "../../../../src/engine/model/decision.js";
 
@@ -53,37 +54,47 @@ describe("decideCall with controls", () => {
     expect(noHook).toMatchObject({ decision: "deny", code: "E_SCOPE_VIOLATION" });
   });
 
-  it("a satisfied approval carries the artifact's digest, profile and summary", () => {
-    const artifact = {
+  it("a satisfied approval carries the signed artifact's digest, profile, summary and signer", () => {
+    const fields = {
       approval_id: "a1",
       approver: "alice",
       issued_at: "2026-05-01T11:00:00Z",
       expires_at: "2026-05-01T13:00:00Z",
       bound_tool: "deploy",
     };
+    const artifact = signed(fields);
     const d = decide(
       "deploy",
       { version: "2" },
-      { approval: artifact, now: new Date("2026-05-01T12:00:00Z"), canElicit: false },
+      {
+        approval: artifact,
+        now: new Date("2026-05-01T12:00:00Z"),
+        canElicit: false,
+        approvalKeys: TEST_KEYS,
+      },
     );
     expect(d.decision).toBe("allow");
     expect(d.obligations[0]).toEqual({
       kind: "approval_required",
       rule: expect.objectContaining({ kind: "tools.approval_required", value: "deploy" }),
       status: "satisfied",
-      approval: { digest: approvalDigest(artifact), profile: APPROVAL_DIGEST_PROFILE, summary: artifact },
+      approval: {
+        digest: approvalDigest(artifact),
+        profile: APPROVAL_DIGEST_PROFILE,
+        summary: { ...fields, signed_by: { alg: artifact.signature.alg, key_id: artifact.signature.key_id } },
+      },
     });
   });
 
   it("a rejected artifact is recorded on the pending obligation", () => {
-    const artifact = {
+    const artifact = signed({
       approval_id: "a1",
       approver: "alice",
       issued_at: "x",
       expires_at: "y",
       bound_tool: "deploy",
-    };
-    const d = decide("deploy", {}, { approval: artifact, canElicit: true });
+    });
+    const d = decide("deploy", {}, { approval: artifact, canElicit: true, approvalKeys: TEST_KEYS });
     expect(d.obligations[0]).toMatchObject({
       kind: "approval_required",
       status: "pending",

@@ -29,6 +29,8 @@ interface Case {
   about?: string;
   /** Call context: the approval artifact (JSON text), the time, whether the client can be asked. */
   approval?: string;
+  /** The artifact goes as written: not signed with the test key (every other one is). */
+  unsigned?: boolean;
   now?: string;
   can_elicit?: boolean;
   input_schema?: string;
@@ -43,6 +45,8 @@ interface Suite {
   policy_file?: string;
   cases: Case[];
 }
+
+import { signed, TEST_KEYS } from "../../../support/approvalKeys.js";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "../../../corpus/decisions");
 
@@ -59,12 +63,19 @@ function decide(compiled: CompiledPolicy, c: Case): Decision {
     { kind: "json", text: c.args ?? "{}" },
     { toolCalls: c.prior_calls ?? 0, requests: c.prior_requests ?? 0 },
     {
-      ...(c.approval !== undefined ? { approval: JSON.parse(c.approval) as unknown } : {}),
+      ...(c.approval !== undefined ? { approval: artifactOf(c) } : {}),
+      approvalKeys: TEST_KEYS,
       ...(c.now !== undefined ? { now: new Date(c.now) } : {}),
       ...(c.can_elicit !== undefined ? { canElicit: c.can_elicit } : {}),
       ...(c.input_schema !== undefined ? { inputSchema: JSON.parse(c.input_schema) as unknown } : {}),
     },
   );
+}
+
+/** The case's artifact, signed with the test key unless the case is about an unsigned one. */
+function artifactOf(c: Case): unknown {
+  const value = JSON.parse(c.approval!) as Record<string, unknown>;
+  return c.unsigned === true ? value : signed(value);
 }
 
 function check(d: Decision, c: Case): void {
