@@ -89,6 +89,7 @@ export class ToolRouter {
     const perServer = await Promise.all(
       this.deps.order.map(async (server) => {
         const slot = this.deps.slots.get(server)!;
+        slot.link.relist();
         const state = await slot.link.catalogState();
         if (state.ok) return { slot, catalog: state.snapshot };
         // A server that went down keeps its last catalog in the list (its calls answer "unavailable"
@@ -196,6 +197,7 @@ export class ToolRouter {
     const limited = session.limitMetaRequest(requestId, slot.view, via, params.arguments, counters);
     if (limited !== null) return limited;
     if (args.kind === "search") {
+      slot.link.relist();
       const state = await slot.link.catalogState();
       if (!state.ok) return catalogUnavailable(via, state);
       const listed = session.filterList({

@@ -133,6 +133,14 @@ export class UpstreamLink {
     return this.lastKnown;
   }
 
+  /**
+   * A client asked for the tool list: fetch it from the server again (the server may have changed a tool
+   * without saying so), so the list and the calls after it are decided on what the server has now.
+   */
+  relist(): void {
+    if (this.state.kind === "up") this.state.catalog.markStale();
+  }
+
   /** The server announced a new tool list: decisions wait for the refetch. */
   toolsChanged(): Promise<void> {
     if (this.state.kind !== "up") return Promise.resolve();

@@ -488,6 +488,25 @@ export class PolicyProxy {
     return this.approvals.cancelCall(requestId);
   }
 
+  /**
+   * A list that shows a tool other than toolgate's catalog has it (the server changed a tool without
+   * `list_changed`): calls wait for a fresh catalog from now on, so a tool withheld from this list for drift
+   * is refused on call too, not only hidden from the list.
+   */
+  private noticeChangedDefinitions(tools: readonly unknown[]): void {
+    const known = this.catalog.current();
+    if (!known.ok) return;
+    const changed = tools.some((tool) => {
+      if (!isJsonObject(tool) || typeof tool.name !== "string") return false;
+      const mine = known.snapshot.tools.get(tool.name);
+      return mine === undefined || JSON.stringify(mine) !== JSON.stringify(tool);
+    });
+    if (!changed) return;
+    this.options.log("the server's tools/list differs from the catalog toolgate holds; fetching it again");
+    this.catalog.markStale();
+    void this.catalog.refresh();
+  }
+
   /** Every `tools/list` answer the client asked for, every page: only visible tools (cursors untouched). */
   private filterList(response: JsonRpcResponse, text: string | undefined): void {
     if (response.error !== undefined) {
@@ -530,6 +549,7 @@ export class PolicyProxy {
       tools: result.tools,
       exactSchemaText,
     });
+    this.noticeChangedDefinitions(result.tools);
     if (!listed.recorded) {
       this.toClient({ jsonrpc: "2.0", id: response.id, error: LIST_NOT_RECORDED });
       return;

@@ -3,7 +3,7 @@
 // audit fields only serve writes.
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { configDir, mcpJson } from "../e2e/configDirHelpers.js";
 import { CLI, connect, NODE, outcome, ROOT, wrapCommand, writePolicy } from "../e2e/helpers.js";
@@ -59,8 +59,14 @@ const notFound = (text: string): Outcome => ({
 });
 
 /** `client` over stdio to `command args` (run in the repository, its stderr kept). */
-async function overStdio(client: Client, command: string, args: string[]): Promise<Session> {
-  const transport = new StdioClientTransport({ command, args, stderr: "pipe", cwd: ROOT });
+async function overStdio(
+  client: Client,
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Session> {
+  const environment = { ...getDefaultEnvironment(), ...env };
+  const transport = new StdioClientTransport({ command, args, stderr: "pipe", cwd: ROOT, env: environment });
   let stderr = "";
   transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
   await client.connect(transport);
@@ -70,7 +76,9 @@ async function overStdio(client: Client, command: string, args: string[]): Promi
 /** A configuration directory whose mcp.json has the shimmed server as its one entry, and the policy. */
 function serveFlags(o: StartOptions, shimmed: string[], flags: string[]): string[] {
   const cfg = configDir({
-    "mcp.json": mcpJson({ [o.name]: { command: shimmed[0], args: shimmed.slice(1) } }),
+    "mcp.json": mcpJson({
+      [o.name]: { command: shimmed[0], args: shimmed.slice(1), ...(o.env && { env: o.env }) },
+    }),
     "config.yaml": "enabled_mcp_servers: all\n",
     "policy.yaml": o.policy,
   });
@@ -81,7 +89,7 @@ const WRAP: Surface = {
   name: "wrap",
   launch: (o, shimmed, flags, dir, client) => {
     const spec = wrapCommand(["--policy", writePolicy(dir, o.policy), "--label", o.name, ...flags], shimmed);
-    return overStdio(client, spec.command, spec.args);
+    return overStdio(client, spec.command, spec.args, o.env);
   },
   request: (_server, tool, args) => ({ name: tool, arguments: args }),
   tools: async (client) => (await client.listTools()).tools.map((t) => t.name),

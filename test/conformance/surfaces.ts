@@ -36,6 +36,8 @@ export interface StartOptions {
   elicit?: (message: string) => unknown;
   /** The client's capabilities, when not the ones `elicit` implies. */
   capabilities?: ClientCapabilities;
+  /** More environment for the real server (wrap: its own environment, which the server inherits). */
+  env?: Record<string, string>;
 }
 
 export type ToolResult = {

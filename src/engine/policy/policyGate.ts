@@ -8,6 +8,11 @@ import { createPinStage } from "./pinStage.js";
 export interface PolicyGateOptions {
   /** The server as `tool_pins` entries name it (`server_id`), when the gate serves one known server. */
   serverId?: string;
+  /**
+   * Every server this policy file serves (serve: mcp.json's names). A pin naming one of them is not
+   * misaddressed; without the list the gate's own server is the only one.
+   */
+  servers?: readonly string[];
 }
 
 /**
@@ -62,10 +67,25 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
     },
     catalogWarnings(toolNames: readonly string[], serverId?: string): string[] {
       const id = serverId ?? options.serverId;
-      return unmatchedPins(pins, toolNames, id).map(
-        (pin) =>
-          `tool_pins.${pin.key} pins tool '${pin.toolName}'${pin.serverId === undefined ? "" : ` of server '${pin.serverId}'`}, which the server${id === undefined ? "" : ` '${id}'`} no longer lists (renamed or removed?)${pin.at.line > 0 ? ` [${pin.at.file}:${pin.at.line}]` : ""}`,
-      );
+      // Every pin names a server toolgate does not serve: a server that renamed itself slips out of all.
+      const served = new Set([...(options.servers ?? []), ...(id === undefined ? [] : [id])]);
+      const named = pins.filter((p) => p.serverId !== undefined);
+      const elsewhere =
+        id !== undefined &&
+        named.length > 0 &&
+        named.length === pins.length &&
+        !named.some((p) => served.has(p.serverId!))
+          ? [
+              `every tool_pins entry names another server (${[...new Set(named.map((p) => `'${p.serverId}'`))].join(", ")}) than this one ('${id}'), so no pin applies to it; its tools are ${compiled.policy.enforcement.unpinnedTools === "deny" ? "withheld (unpinned_tools: deny)" : "shown unpinned (unpinned_tools: allow)"}`,
+            ]
+          : [];
+      return [
+        ...elsewhere,
+        ...unmatchedPins(pins, toolNames, id).map(
+          (pin) =>
+            `tool_pins.${pin.key} pins tool '${pin.toolName}'${pin.serverId === undefined ? "" : ` of server '${pin.serverId}'`}, which the server${id === undefined ? "" : ` '${id}'`} no longer lists (renamed or removed?)${pin.at.line > 0 ? ` [${pin.at.file}:${pin.at.line}]` : ""}`,
+        ),
+      ];
     },
   };
 }

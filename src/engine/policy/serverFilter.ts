@@ -40,7 +40,13 @@ export function serverFilter(
 ): ServerFilter {
   const layers = resolveLayers(config, selection, server);
   // Pins name servers by their mcp.json name (`server_id`), as `toolgate pin --server` writes them.
-  const inner = policy === null ? allowAllGate() : createPolicyGate(policy.compiled, { serverId: server });
+  const inner =
+    policy === null
+      ? allowAllGate()
+      : createPolicyGate(policy.compiled, {
+          serverId: server,
+          servers: config.mcp.servers.map((s) => s.name),
+        });
   return {
     server,
     layers,

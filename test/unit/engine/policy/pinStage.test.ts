@@ -73,7 +73,17 @@ describe("pins in the gate's visibility", () => {
     const g = gate(pinned("fs"));
     expect(g.catalogWarnings?.(["echo"], "fs")).toEqual([]);
     expect(g.catalogWarnings?.(["cat"], "fs")).toEqual([expect.stringContaining("tool_pins.echo")]);
-    expect(g.catalogWarnings?.(["cat"], "elsewhere")).toEqual([]);
+    expect(g.catalogWarnings?.(["cat"], "elsewhere")).toEqual([
+      expect.stringContaining(
+        "every tool_pins entry names another server ('fs') than this one ('elsewhere')",
+      ),
+    ]);
+  });
+
+  it("does not call pins misaddressed when they name another server the gateway serves", () => {
+    const { policy } = loadPolicyText("p.yaml", pinned("fs"));
+    const g = createPolicyGate(compilePolicy(policy!), { serverId: "other", servers: ["fs", "other"] });
+    expect(g.catalogWarnings?.(["cat"], "other")).toEqual([]);
   });
 
   it("serverFilter gives the gate the mcp.json server name as server_id", () => {
