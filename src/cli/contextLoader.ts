@@ -4,6 +4,7 @@ import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
 import { hasErrors } from "../engine/model/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import { compilePolicy } from "../engine/policy/compile.js";
+import { gatewayNameDiagnostics } from "../config/policyGatewayNames.js";
 import type { ActivePolicy } from "../engine/policy/policyLayer.js";
 import {
   policyLocation,
@@ -55,5 +56,13 @@ export function loadContext(
   }
   const policy = withPolicy ? loadActivePolicy(policyLocation(config, flags.policy)) : null;
   if (policy === "unusable") return null;
+  if (policy !== null) {
+    printDiagnostics(gatewayNameDiagnostics(policy.compiled.policy, serverNames(config)));
+  }
   return { dir, config, selection, policy };
+}
+
+/** The mcp.json names of a configuration: what serve prefixes its tools with. */
+export function serverNames(config: ConfigDir): string[] {
+  return config.mcp.servers.map((s) => s.name);
 }

@@ -11,6 +11,10 @@ import { parseRfc3339 } from "../engine/controls/rfc3339.js";
 import { decideCall, type CallArguments } from "../engine/policy/decide.js";
 import type { CallContext } from "../engine/model/decision.js";
 import { lintPolicy } from "../config/policyLint.js";
+import { gatewayNameDiagnostics } from "../config/policyGatewayNames.js";
+import { loadConfigDir } from "../config/configDir.js";
+import { printDiagnostics } from "./contextOptions.js";
+import { serverNames } from "./contextLoader.js";
 import { decisionJson } from "./render/decisionJson.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 
@@ -72,32 +76,43 @@ export function registerPolicyCommands(program: Command): void {
     .requiredOption("--input <file>", "policy file")
     .option("--deny-deprecations", "treat deprecated constructs (v1 format, root allow/deny) as errors")
     .option("--format <format>", "text or json", formatOption, "text")
-    .action((opts: { input: string; denyDeprecations?: boolean; format: "text" | "json" }) => {
-      const { policy, diagnostics } = validate(opts.input, opts.denyDeprecations === true);
-      const valid = !hasErrors(diagnostics);
-      if (opts.format === "json") {
-        process.stdout.write(
-          JSON.stringify({
-            file: opts.input,
-            valid,
-            version: policy?.sourceVersion ?? null,
-            errors: diagnostics.filter((d) => d.severity === "error").length,
-            warnings: diagnostics.filter((d) => d.severity === "warning").length,
-            diagnostics,
-          }) + "\n",
-        );
-      } else {
-        for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
-        const warnings = diagnostics.filter((d) => d.severity === "warning").length;
-        const errors = diagnostics.length - warnings;
-        process.stdout.write(
-          valid
-            ? `${opts.input}: valid (version ${policy?.sourceVersion}, ${plural(warnings, "warning")})\n`
-            : `${opts.input}: invalid (${plural(errors, "error")}, ${plural(warnings, "warning")})\n`,
-        );
-      }
-      process.exitCode = valid ? EXIT.ok : EXIT.badInput;
-    });
+    .option(
+      "--config-dir <dir>",
+      "also check the policy against this configuration's servers (entries written as serve names tools)",
+    )
+    .action(
+      (opts: { input: string; denyDeprecations?: boolean; format: "text" | "json"; configDir?: string }) => {
+        const servers = opts.configDir === undefined ? [] : configuredServers(opts.configDir);
+        if (servers === null) {
+          process.exitCode = EXIT.badInput;
+          return;
+        }
+        const { policy, diagnostics } = validate(opts.input, opts.denyDeprecations === true, servers);
+        const valid = !hasErrors(diagnostics);
+        if (opts.format === "json") {
+          process.stdout.write(
+            JSON.stringify({
+              file: opts.input,
+              valid,
+              version: policy?.sourceVersion ?? null,
+              errors: diagnostics.filter((d) => d.severity === "error").length,
+              warnings: diagnostics.filter((d) => d.severity === "warning").length,
+              diagnostics,
+            }) + "\n",
+          );
+        } else {
+          for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+          const warnings = diagnostics.filter((d) => d.severity === "warning").length;
+          const errors = diagnostics.length - warnings;
+          process.stdout.write(
+            valid
+              ? `${opts.input}: valid (version ${policy?.sourceVersion}, ${plural(warnings, "warning")})\n`
+              : `${opts.input}: invalid (${plural(errors, "error")}, ${plural(warnings, "warning")})\n`,
+          );
+        }
+        process.exitCode = valid ? EXIT.ok : EXIT.badInput;
+      },
+    );
 
   policy
     .command("migrate")
@@ -201,11 +216,12 @@ function readJsonFile(file: string, flag: string): unknown {
 export function validate(
   file: string,
   denyDeprecations: boolean,
+  servers: readonly string[] = [],
 ): { policy: Policy | null; diagnostics: Diagnostic[] } {
   const { policy, diagnostics } = loadPolicyFile(file);
   const all = [...diagnostics];
   if (policy !== null) {
-    all.push(...lintPolicy(policy));
+    all.push(...lintPolicy(policy), ...gatewayNameDiagnostics(policy, servers));
     for (const [tool, schema] of compilePolicy(policy).schemas) {
       if (schema.ok) continue;
       const at = policy.schemas[tool]?.at;
@@ -239,10 +255,6 @@ function loadOrExit(file: string): CompiledPolicy {
   return compilePolicy(policy);
 }
 
-function printDiagnostics(diagnostics: readonly Diagnostic[]): void {
-  for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
-}
-
 function fail(message: string): never {
   process.stderr.write(`toolgate: ${message}\n`);
   process.exit(EXIT.badInput);
@@ -260,4 +272,15 @@ function formatOption(value: string): "text" | "json" {
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** The mcp.json names of the configuration in `dir`; null (diagnostics printed) when it has errors. */
+function configuredServers(dir: string): string[] | null {
+  const { config, diagnostics } = loadConfigDir(dir, { skills: [] });
+  printDiagnostics(diagnostics);
+  if (hasErrors(diagnostics)) {
+    process.stderr.write(`toolgate: the configuration in ${dir} has errors (see above)\n`);
+    return null;
+  }
+  return serverNames(config);
 }

@@ -4,6 +4,7 @@ import { JsonlFileSink } from "../audit/jsonlFileSink.js";
 import { closeAuditSink, type AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
 import { formatDiagnostic } from "../engine/model/diagnostics.js";
+import { gatewayNameDiagnostics } from "../config/policyGatewayNames.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import type { Policy } from "../engine/model/policy.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
@@ -171,6 +172,9 @@ function planPlainWrap(
 ): WrapPlan | null {
   const policy = loadPolicy(options.policy);
   if (policy === "unusable") return null;
+  if (policy !== null && options.label !== undefined) {
+    for (const d of gatewayNameDiagnostics(policy, [options.label])) log(formatDiagnostic(d));
+  }
   const [program, ...args] = command;
   if (program === undefined) {
     log("wrap needs the server command after -- (or --server <name> to run one from mcp.json)");
@@ -183,7 +187,12 @@ function planPlainWrap(
       if (policy === null) return allowAllGate();
       // Loaded here, after the server is spawned: Ajv's start-up cost overlaps the server's.
       const { compilePolicy } = await import("../engine/policy/compile.js");
-      return createPolicyGate(compilePolicy(policy));
+      // The label names the server as a configuration would (pins' server_id), so a tools.deny entry
+      // written as serve shows the tool (`<label>__<tool>`) denies it here too.
+      return createPolicyGate(
+        compilePolicy(policy),
+        options.label === undefined ? {} : { gatewayName: options.label },
+      );
     },
   };
 }

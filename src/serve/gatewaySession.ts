@@ -129,6 +129,7 @@ export class GatewaySession {
       verbose: options.verbose === true,
       approvalTimeoutMs: this.approvalTimeoutMs,
       log: options.log,
+      servers: context.servers.length,
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     });
     this.order = context.servers.map((s) => s.name);

@@ -3,6 +3,8 @@ import { auditRule } from "../audit/events.js";
 import type { AuditSink } from "../audit/sink.js";
 import type { Rule, SessionCounters } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
+import { diagnosticAt, formatDiagnostic } from "../engine/model/diagnostics.js";
+import type { PatternEntry } from "../engine/model/policy.js";
 import { isJsonObject, type JsonRpcErrorObject, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
 import { denyResult, requestRefusedError, type ToolResult } from "./answers.js";
 import { approvalKeyring } from "../engine/controls/approvalSignature.js";
@@ -34,6 +36,8 @@ export interface ToolSessionOptions {
   approvals?: { keys: ApprovalKeyring; claims: ApprovalClaims };
   /** Diagnostics: audit write failures, catalog warnings, decisions when verbose. One line, no newline. */
   log: (line: string) => void;
+  /** How many servers the session fronts (default 1): a deny entry is unmatched once all their catalogs are. */
+  servers?: number;
 }
 
 /** A filtered list: what the client may see, and the record of what it may not. */
@@ -79,6 +83,9 @@ export class ToolSession {
   private readonly approvalKeys: ApprovalKeyring;
   /** Per server, the catalog warnings last logged (each change is said once). */
   private readonly saidWarnings = new Map<ServerView, string>();
+  /** Per server, the tools.deny entries its last catalog left unmatched; and the warning last said. */
+  private readonly unmatchedDeny = new Map<ServerView, readonly PatternEntry[]>();
+  private saidUnmatched = "";
 
   constructor(private readonly options: ToolSessionOptions) {
     this.recorder = new AuditRecorder(options.audit, options.identity, options.log);
@@ -345,12 +352,43 @@ export class ToolSession {
         lines.push(`withholding tool '${name}' (E_TOOL_DRIFT): ${verdict.reason}`);
       }
     }
+    this.noteUnmatchedDeny(server, names);
     const text = lines.join("\n");
     if (text === (this.saidWarnings.get(server) ?? "")) return;
     this.saidWarnings.set(server, text);
     const prefix = server.name === null ? "" : `[${server.name}] `;
     for (const line of lines) this.options.log(`${prefix}${line}`);
   }
+
+  /** W_DENY_UNMATCHED: once every server's catalog is in, the deny entries no tool of any of them matches. */
+  private noteUnmatchedDeny(server: ServerView, names: readonly string[]): void {
+    const entries = server.gate.unmatchedDeny?.(names);
+    if (entries === undefined) return;
+    this.unmatchedDeny.set(server, entries);
+    const servers = this.options.servers ?? 1;
+    if (this.unmatchedDeny.size < servers) return;
+    const lists = [...this.unmatchedDeny.values()].map((l) => new Set(l.map(entryKey)));
+    const none = entries.filter((e) => lists.every((keys) => keys.has(entryKey(e))));
+    const lines = none.map((e) =>
+      formatDiagnostic(
+        diagnosticAt(
+          "warning",
+          "W_DENY_UNMATCHED",
+          e.at,
+          `tools.deny entry '${e.pattern}' matches no tool of ${servers > 1 ? `any of the ${servers} servers` : "the server"}, so it denies nothing (a typo?)`,
+          "correct the name (toolgate info <server> lists them) or remove the entry",
+        ),
+      ),
+    );
+    const text = lines.join("\n");
+    if (text === this.saidUnmatched) return;
+    this.saidUnmatched = text;
+    for (const line of lines) this.options.log(line);
+  }
+}
+
+function entryKey(e: PatternEntry): string {
+  return `${e.pattern}\u0000${e.at.file}:${e.at.line}:${e.at.column}`;
 }
 
 function shownKey(server: ServerView, tool: string): string {

@@ -138,6 +138,25 @@ describe("toolgate policy validate", () => {
     expect(r.stderr).toMatch(/spec-v1\.yaml:1:10: warning W_DEPRECATED_V1/);
   });
 
+  it("with --config-dir, warns about entries written as serve names the tools (not tools.deny)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolgate-cli-"));
+    writeFileSync(join(dir, "mcp.json"), JSON.stringify({ mcpServers: { fs: { command: "node" } } }));
+    const p = tmpFile(
+      "p.yaml",
+      'version: "2.0"\ntools:\n  allow: ["fs__read_file"]\n  deny: ["fs__write_file"]\n',
+    );
+    const plain = run("policy", "validate", "--input", p);
+    expect(plain.stderr).not.toContain("W_GATEWAY_NAME");
+    const r = run("policy", "validate", "--input", p, "--config-dir", dir);
+    expect(r.code).toBe(0);
+    expect(r.stderr.split("\n").filter((l) => l.includes("W_GATEWAY_NAME"))).toEqual([
+      expect.stringMatching(
+        /p\.yaml:3:\d+: warning W_GATEWAY_NAME .*tools\.allow entry 'fs__read_file' .* so it allows nothing \(hint: write 'read_file'/,
+      ),
+    ]);
+    expect(run("policy", "validate", "--input", p, "--config-dir", join(dir, "missing")).code).toBe(2);
+  });
+
   it("turns deprecations into errors with --deny-deprecations", () => {
     const r = run("policy", "validate", "--deny-deprecations", "--input", join(corpus, "spec-v1.yaml"));
     expect(r.code).toBe(2);

@@ -51,6 +51,8 @@ export const POLICY_FILE_CODES = [
   "W_CONTRACT_UNUSED",
   "W_CONTRACT_FIELD_UNUSED",
   "W_CONTRACT_DEFAULTED",
+  "W_GATEWAY_NAME",
+  "W_DENY_UNMATCHED",
 ] as const;
 
 /** Findings about the configuration directory and the tokens file. */

@@ -98,6 +98,8 @@ export interface CallContext {
   inputSchema?: unknown;
   /** Resolves symlinks for `realpath: true` scopes (see controls/scope.ts RealpathHook). */
   realpath?: RealpathHook;
+  /** The tool's name through the gateway (`<server>__<tool>`); a tools.deny entry so written denies it. */
+  shownAs?: string;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { RedactContract } from "./policy.js";
+import type { PatternEntry, RedactContract } from "./policy.js";
 import type { CallContext, Decision, Rule, SessionCounters } from "./decision.js";
 import type { ReasonCode } from "./reasonCodes.js";
 
@@ -78,4 +78,9 @@ export interface ToolGate {
    * longer lists (renamed or removed). One line each, no newline.
    */
   catalogWarnings?(toolNames: readonly string[], serverId?: string): string[];
+  /**
+   * The tools.deny entries that match none of `toolNames` (under the tool's own name or its name through the
+   * gateway). Across every server of a session, an entry none matches is a likely typo (W_DENY_UNMATCHED).
+   */
+  unmatchedDeny?(toolNames: readonly string[]): readonly PatternEntry[];
 }

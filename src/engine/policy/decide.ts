@@ -26,15 +26,21 @@ export interface NameOutcome {
 
 const POLICY = "policy";
 
-/** The name rules alone: deny beats allow; with an allowlist, a tool must match it. */
-export function decideName(compiled: CompiledPolicy, tool: string): NameOutcome {
-  const denied = compiled.deny.firstMatch(tool);
+/**
+ * The name rules alone: deny beats allow; with an allowlist, a tool must match it. `shownAs` is the tool's
+ * name through the gateway (`<server>__<tool>`): a tools.deny entry written that way denies it too, since
+ * denying more than the entry's author meant cannot be, and denying less would fail open.
+ */
+export function decideName(compiled: CompiledPolicy, tool: string, shownAs?: string): NameOutcome {
+  const own = compiled.deny.firstMatch(tool);
+  const denied = own ?? (shownAs === undefined ? undefined : compiled.deny.firstMatch(shownAs));
   if (denied !== undefined) {
+    const via = own === undefined ? ` (its name through the gateway, '${shownAs}')` : "";
     return {
       allowed: false,
       code: "E_TOOL_DENIED",
       rule: entryRule("tools.deny", denied),
-      reason: `tool '${tool}' is denied by tools.deny entry '${denied.pattern}'`,
+      reason: `tool '${tool}' is denied by tools.deny entry '${denied.pattern}'${via}`,
     };
   }
   if (compiled.allow === null) {
@@ -79,7 +85,7 @@ export function decideCall(
   counters: SessionCounters,
   context?: CallContext,
 ): Decision {
-  const name = decideName(compiled, tool);
+  const name = decideName(compiled, tool, context?.shownAs);
   if (!name.allowed) return deny(tool, name.code!, name.reason, name.rule);
 
   const limit = limitReached(compiled, counters, true);

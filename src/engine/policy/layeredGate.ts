@@ -38,5 +38,8 @@ export function withWhitelistLayers(layers: readonly Layer[], inner: ToolGate, s
           : deadPatternDiagnostics(server, deadPatterns(frozen, toolNames)).map(formatDiagnostic);
       return [...dead, ...(inner.catalogWarnings?.(toolNames, serverId) ?? [])];
     },
+    unmatchedDeny(toolNames: readonly string[]) {
+      return inner.unmatchedDeny?.(toolNames) ?? [];
+    },
   };
 }

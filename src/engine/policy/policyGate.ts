@@ -1,3 +1,5 @@
+import { compilePolicyWildcard } from "../patterns/index.js";
+import type { PatternEntry } from "../model/policy.js";
 import { unmatchedPins } from "../pins/drift.js";
 import type { CompiledPolicy } from "./compile.js";
 import { argumentsObject, decideCall, decideName, limitReached } from "./decide.js";
@@ -13,6 +15,11 @@ export interface PolicyGateOptions {
    * misaddressed; without the list the gate's own server is the only one.
    */
   servers?: readonly string[];
+  /**
+   * The server's name in a configuration directory (serve, `wrap --config-dir`, info, console): a
+   * tools.deny entry `<name>__<tool>`, the tool as serve's direct mode shows it, denies its tool too.
+   */
+  gatewayName?: string;
 }
 
 /**
@@ -24,10 +31,16 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
   const pins = compiled.policy.toolPins;
   const pinsApply = pins.length > 0 || compiled.policy.enforcement.unpinnedTools === "deny";
   const pinVerdict = createPinStage(compiled.policy);
+  const gatewayName = options.gatewayName;
+  const denyPatterns = compiled.policy.tools.deny.map((entry) => ({
+    entry,
+    w: compilePolicyWildcard(entry.pattern),
+  }));
+  const shownAs = (tool: string) => (gatewayName === undefined ? undefined : `${gatewayName}__${tool}`);
   return {
     policyDigest: compiled.policy.digest,
     visibility(tool: ToolDefinition, context?: ToolContext): NameVerdict {
-      const name = decideName(compiled, tool.name);
+      const name = decideName(compiled, tool.name, shownAs(tool.name));
       if (!name.allowed || !pinsApply) {
         return {
           visible: name.allowed,
@@ -45,12 +58,14 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
       return { visible: false, explain, code: drift.code, rule: drift.rule, reason: drift.reason };
     },
     decideCall(tool: string, args: unknown, counters: SessionCounters, context?: CallContext): Decision {
+      const qualified = shownAs(tool);
+      const decided = withPolicySchema(compiled, tool, context);
       return decideCall(
         compiled,
         tool,
         { kind: "value", value: args },
         counters,
-        withPolicySchema(compiled, tool, context),
+        qualified === undefined ? decided : { ...decided, shownAs: qualified },
       );
     },
     requestLimit(counters: SessionCounters): LimitRefusal | null {
@@ -64,6 +79,14 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
       return (
         compiled.policy.tools.redactArgsContract ?? { redactionMode: "mask", redactionScope: "all_fields" }
       );
+    },
+    unmatchedDeny(toolNames: readonly string[]): readonly PatternEntry[] {
+      return denyPatterns
+        .filter(
+          ({ w }) =>
+            !toolNames.some((n) => w.matches(n) || (gatewayName !== undefined && w.matches(shownAs(n)!))),
+        )
+        .map(({ entry }) => entry);
     },
     catalogWarnings(toolNames: readonly string[], serverId?: string): string[] {
       const id = serverId ?? options.serverId;

@@ -46,6 +46,7 @@ export function serverFilter(
       : createPolicyGate(policy.compiled, {
           serverId: server,
           servers: config.mcp.servers.map((s) => s.name),
+          gatewayName: server,
         });
   return {
     server,

@@ -427,3 +427,56 @@ enforcement:
     expect(written).toContain("***");
   });
 });
+
+describe("ToolSession: tools.deny entries no server's tool matches (W_DENY_UNMATCHED)", () => {
+  const policy = `version: "2.0"
+tools:
+  deny: ["a__drop", "b_only", "typo_tool"]
+`;
+  const twoServers = () => {
+    const logs: string[] = [];
+    const { policy: p } = loadPolicyText("p.yaml", policy);
+    const compiled = compilePolicy(p!);
+    const view = (name: string): ServerView => ({
+      gate: createPolicyGate(compiled, { serverId: name, gatewayName: name }),
+      name,
+      serverId: () => name,
+    });
+    const session = new ToolSession({
+      identity: { session: "s1" },
+      audit: null,
+      limits: createPolicyGate(compiled),
+      approvalTimeoutMs: 1000,
+      log: (line) => void logs.push(line),
+      servers: 2,
+    });
+    return { session, logs, a: view("a"), b: view("b") };
+  };
+
+  it("waits for every server's catalog, then names only the entries none of them matches", () => {
+    const { session, logs, a, b } = twoServers();
+    session.catalogFetched(a, snapshotOf(tool("drop"), tool("keep")));
+    expect(logs.filter((l) => l.includes("W_DENY_UNMATCHED"))).toEqual([]);
+    session.catalogFetched(b, snapshotOf(tool("b_only")));
+    expect(logs.filter((l) => l.includes("W_DENY_UNMATCHED"))).toEqual([
+      expect.stringMatching(
+        /^p\.yaml:3:\d+: warning W_DENY_UNMATCHED .*'typo_tool' matches no tool of any of the 2 servers/,
+      ),
+    ]);
+  });
+
+  it("says it once while the catalogs stay the same, and again when they change", () => {
+    const { session, logs, a, b } = twoServers();
+    session.catalogFetched(a, snapshotOf(tool("drop")));
+    session.catalogFetched(b, snapshotOf(tool("b_only")));
+    session.catalogFetched(b, snapshotOf(tool("b_only")));
+    expect(logs.filter((l) => l.includes("W_DENY_UNMATCHED"))).toHaveLength(1);
+    session.catalogFetched(b, snapshotOf(tool("typo_tool")));
+    session.catalogFetched(a, snapshotOf(tool("other")));
+    expect(logs.filter((l) => l.includes("W_DENY_UNMATCHED")).slice(1)).toEqual([
+      expect.stringContaining("'b_only'"),
+      expect.stringContaining("'a__drop'"),
+      expect.stringContaining("'b_only'"),
+    ]);
+  });
+});
