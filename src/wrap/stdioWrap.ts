@@ -3,6 +3,7 @@ import type { ProxyPeers } from "./policyProxy.js";
 import type { InboundFrame } from "../engine/rpc/frames.js";
 import type { JsonRpcMessage } from "../engine/rpc/jsonRpc.js";
 import { ChildServer } from "../transports/childServer.js";
+import { flowControl } from "../transports/flowControl.js";
 import { LineFramer } from "../transports/lineFramer.js";
 
 /** The part of the proxy a transport drives. */
@@ -54,10 +55,20 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
   });
 
   let clientGone = false;
+  // The server is read only while the client keeps up; the client only while both the client (toolgate's
+  // own answers) and the server keep up.
+  const serverPace = flowControl(child.process.stdout, [output]);
+  const clientPace = flowControl(input, [output, child.process.stdin]);
   const peers: ProxyPeers = {
-    toServer: (message: JsonRpcMessage) => child.write(JSON.stringify(message) + "\n"),
+    toServer: (message: JsonRpcMessage) => {
+      child.write(JSON.stringify(message) + "\n");
+      clientPace();
+    },
     toClient: (message: JsonRpcMessage) => {
-      if (!clientGone) output.write(JSON.stringify(message) + "\n");
+      if (clientGone) return;
+      output.write(JSON.stringify(message) + "\n");
+      serverPace();
+      clientPace();
     },
   };
   // A spawn failure is reported below, once the handler is ready; until then it must not count as unhandled.
