@@ -149,7 +149,7 @@ describe("wrap under a flood", () => {
     const stalled = await settled(w.progress);
     // The server got out only what the pipes and one bounded buffer hold, not the 32 MiB it has.
     expect(stalled).toBeLessThan(MESSAGES / 8);
-    expect(w.rssBytes() - before).toBeLessThan(24 * MiB);
+    expect(w.rssBytes() - before).toBeLessThan(8 * MiB);
     const reading = readFrames(w.child, (m) => m.id === 2);
     w.child.stdout.resume();
     const frames = await reading;
@@ -178,7 +178,7 @@ describe("wrap under a flood", () => {
     }
     // Give wrap time to read what it will; then what it holds is bounded and the rest waits in our pipe.
     await new Promise((r) => setTimeout(r, 1500));
-    expect(w.rssBytes() - before).toBeLessThan(24 * MiB);
+    expect(w.rssBytes() - before).toBeLessThan(8 * MiB);
     expect(w.child.stdin.writableLength).toBeGreaterThan(16 * MiB);
     expect(accepted).toBeLessThan(MESSAGES);
     w.resume();
