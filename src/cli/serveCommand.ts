@@ -34,6 +34,7 @@ interface ServeFlags extends ContextFlags {
   allowedHost: string[];
   maxBodyBytes: number;
   maxSessions: number;
+  maxSessionsPerToken?: number;
   sessionIdleTimeout: number;
   auditLog?: string;
   requestTimeout: number;
@@ -116,9 +117,14 @@ export function registerServeCommand(program: Command): void {
     )
     .option(
       "--max-sessions <n>",
-      "most concurrent HTTP sessions (503 above)",
+      "most concurrent HTTP sessions; when full, the idlest without an open stream is evicted (else 503)",
       integer(1, "a positive integer"),
       32,
+    )
+    .option(
+      "--max-sessions-per-token <n>",
+      "most concurrent HTTP sessions of one token (default: an equal share of --max-sessions); its idlest unused one makes room, else 429",
+      integer(1, "a positive integer"),
     )
     .option(
       "--session-idle-timeout <seconds>",
@@ -187,6 +193,7 @@ async function serve(flags: ServeFlags): Promise<number | null> {
     [flags.tokens !== undefined, "--tokens"],
     [flags.allowedOrigin.length > 0, "--allowed-origin"],
     [flags.allowedHost.length > 0, "--allowed-host"],
+    [flags.maxSessionsPerToken !== undefined, "--max-sessions-per-token"],
   ];
   for (const [given, flag] of httpOnly) if (given && !http) return fail(`${flag} applies to --http only`);
   if (flags.token !== undefined && flags.tokens !== undefined)
@@ -337,6 +344,7 @@ async function serveHttp(
       allowedHosts: flags.allowedHost,
       maxBodyBytes: flags.maxBodyBytes,
       maxSessions: flags.maxSessions,
+      ...(flags.maxSessionsPerToken === undefined ? {} : { maxSessionsPerToken: flags.maxSessionsPerToken }),
       idleTimeoutMs: flags.sessionIdleTimeout * 1000,
       createSession: (identity, sessionId) => newSession(identity.context, sessionId),
       log,

@@ -50,6 +50,16 @@ export function originAllowed(header: string | undefined, allowed: ReadonlySet<s
   return header === undefined || allowed.has(normalizeOrigin(header));
 }
 
+/**
+ * An Origin naming the gateway itself: `http://` and a Host it accepts (`http://localhost:PORT`), as a page
+ * the gateway serves sends. A rebinding page cannot send it: its Host would have to be accepted too.
+ */
+export function isOwnOrigin(header: string | undefined, hosts: ReadonlySet<string>): boolean {
+  if (header === undefined) return false;
+  const m = /^http:\/\/([^/?#@\s]+)$/i.exec(normalizeOrigin(header));
+  return m !== null && hosts.has(normalizeHost(m[1]!));
+}
+
 export function sha256(text: string): Buffer {
   return createHash("sha256").update(text, "utf8").digest();
 }

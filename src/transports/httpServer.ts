@@ -12,8 +12,16 @@ import { frameEnvelope } from "../engine/rpc/frameEnvelope.js";
 import { classifyMessage, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { allowedHostSet, BearerTokens, hostAllowed, normalizeOrigin, originAllowed } from "./httpGuard.js";
+import {
+  allowedHostSet,
+  BearerTokens,
+  hostAllowed,
+  isOwnOrigin,
+  normalizeOrigin,
+  originAllowed,
+} from "./httpGuard.js";
 import { HttpSessionTransport } from "./httpSessionTransport.js";
+import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
 
 /**
  * `toolgate serve --http`: the Streamable HTTP endpoint (`/mcp`) on node:http. Every request is checked in
@@ -46,6 +54,8 @@ export interface HttpServeOptions<T extends HttpClientIdentity> {
   allowedHosts: readonly string[];
   maxBodyBytes: number;
   maxSessions: number;
+  /** Most sessions one token may hold (default: an equal share of maxSessions, at least one). */
+  maxSessionsPerToken?: number;
   /** A session without requests for this long is closed (its servers stopped). */
   idleTimeoutMs: number;
   /** A new gateway session for a client of `token`; throws to refuse (the message is shown to the client). */
@@ -141,6 +151,10 @@ export async function startHttpServer<T extends HttpClientIdentity>(
   const tokens = new BearerTokens(options.tokens);
   const origins = new Set(options.allowedOrigins.map(normalizeOrigin));
   const sessions = new Map<string, LiveSession<T>>();
+  const limits = {
+    total: options.maxSessions,
+    perToken: options.maxSessionsPerToken ?? defaultPerTokenSessions(options.maxSessions, options.tokens.length),
+  };
   let hosts = new Set<string>();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -154,7 +168,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       return;
     }
     const origin = req.headers.origin;
-    if (!originAllowed(origin, origins)) {
+    if (!originAllowed(origin, origins) && !isOwnOrigin(origin, hosts)) {
       sendError(res, 403, -32000, `Forbidden: Origin '${origin ?? ""}' is not allowed (--allowed-origin)`);
       return;
     }
@@ -276,14 +290,29 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       );
       return;
     }
-    if (sessions.size >= options.maxSessions) {
-      sendError(
-        res,
-        503,
-        -32000,
-        `Service Unavailable: ${options.maxSessions} sessions are open (--max-sessions)`,
-      );
+    const admission = admitSession(
+      [...sessions].map(([id, live]) => ({
+        id,
+        token: live.token,
+        lastSeen: live.lastSeen,
+        inUse: live.transport.busy || live.transport.streaming,
+      })),
+      token,
+      token.label,
+      limits,
+    );
+    if (admission.kind === "refuse") {
+      sendError(res, admission.status, -32000, admission.message, {}, classified.message.id);
       return;
+    }
+    if (admission.evict !== null) {
+      const evicted = sessions.get(admission.evict)!;
+      // Out of the map now, so its next request gets 404 and the slot is free for this one.
+      sessions.delete(admission.evict);
+      options.log(
+        `session ${admission.evict} (${evicted.token.label}) evicted, idle ${Math.round((Date.now() - evicted.lastSeen) / 1000)} s without an open stream: ${admission.why}`,
+      );
+      void evicted.session.close();
     }
     const sessionId = randomUUID();
     let session: McpSessionEndpoint;
@@ -299,7 +328,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     const live: LiveSession<T> = { token, session, transport, lastSeen: Date.now() };
     sessions.set(sessionId, live);
     session.onclose = () => {
-      sessions.delete(sessionId);
+      if (sessions.get(sessionId) === live) sessions.delete(sessionId);
       options.log(`session ${sessionId} (${token.label}) closed`);
     };
     await session.connect(transport);

@@ -42,6 +42,11 @@ export class HttpSessionTransport implements Transport {
     return this.pending.size > 0;
   }
 
+  /** The client holds an event stream open (GET), so it is alive and listening. */
+  get streaming(): boolean {
+    return this.standalone !== null;
+  }
+
   /** A POSTed message of this session (already checked). */
   post(message: JSONRPCMessage, res: ServerResponse, headers: IncomingHttpHeaders): void {
     if ("method" in message && "id" in message) {

@@ -253,9 +253,34 @@ export async function connectUpstream(
     listToolsPage: (cursor) => listToolsPage(client, cursor, timeoutMs, texts),
     closed,
     close: async () => {
+      // The SDK's close() only drops the connection; the server keeps the session (and whatever it holds)
+      // until its own timeout. The transport's DELETE ends it now. Bounded: a server that does not answer
+      // it is closed all the same.
+      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+        await boundedBy(transport.terminateSession(), SESSION_END_MS).catch(() => {});
+      }
       await client.close();
     },
   };
+}
+
+const SESSION_END_MS = 2000;
+
+function boundedBy(work: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    timer.unref();
+    work.then(
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }
 
 /**

@@ -2,6 +2,7 @@
 // filesystem, memory) and the crash fixture, `toolgate serve` over stdio and over HTTP, SDK clients for both.
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -154,4 +155,43 @@ export async function until<T>(
     if (Date.now() > deadline) throw new Error("timed out waiting");
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One HTTP request to `url` with exactly these headers and body (no client library in between). */
+export function rawHttp(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string | Buffer,
+  options: { chunks?: Buffer[]; path?: string } = {},
+): Promise<RawAnswer> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: options.path ?? target.pathname,
+        method,
+        headers,
+        agent: false,
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (d: Buffer) => (text += d.toString("utf8")));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on("error", reject);
+    if (options.chunks !== undefined) {
+      for (const chunk of options.chunks) req.write(chunk);
+      req.end();
+    } else req.end(body);
+  });
 }

@@ -4,17 +4,18 @@
 // run without a token.
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { runCli } from "./configDirHelpers.js";
 import {
   httpClient,
+  rawHttp,
   serveHttp,
   serveWorld,
   textOf,
   type HttpServe,
+  type RawAnswer,
   type ServeWorld,
 } from "./serveHelpers.js";
 
@@ -61,43 +62,13 @@ async function client(token: string, capabilities: Parameters<typeof httpClient>
   return client;
 }
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One HTTP request with exactly these headers and body (no client library in between). */
-function raw(
+/** One HTTP request to the served endpoint with exactly these headers and body. */
+const raw = (
   method: string,
   headers: Record<string, string>,
   body?: string | Buffer,
   options: { chunks?: Buffer[]; path?: string } = {},
-): Promise<RawAnswer> {
-  const url = new URL(served.url);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: options.path ?? url.pathname,
-        method,
-        headers,
-        agent: false,
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (d: Buffer) => (text += d.toString("utf8")));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-      },
-    );
-    req.on("error", reject);
-    if (options.chunks !== undefined) {
-      for (const chunk of options.chunks) req.write(chunk);
-      req.end();
-    } else req.end(body);
-  });
-}
+): Promise<RawAnswer> => rawHttp(served.url, method, headers, body, options);
 
 const initialize = JSON.stringify({
   jsonrpc: "2.0",
@@ -204,26 +175,7 @@ describe("serve --http: the session layer", () => {
       expect(await memoryTools(before)).toEqual(["memory__read_graph"]);
       // A session file broken in the meantime refuses new sessions (fail closed), naming file and line.
       writeFileSync(file, "mcp_tools:\n  memory: [read_graph\n");
-      const url = new URL(live.url);
-      const refused = await new Promise<{ status: number; body: string }>((done, fail) => {
-        const req = request(
-          {
-            host: url.hostname,
-            port: url.port,
-            path: url.pathname,
-            method: "POST",
-            headers: postHeaders(WRITER),
-            agent: false,
-          },
-          (res) => {
-            let body = "";
-            res.on("data", (d: Buffer) => (body += d.toString("utf8")));
-            res.on("end", () => done({ status: res.statusCode ?? 0, body }));
-          },
-        );
-        req.on("error", fail);
-        req.end(initialize);
-      });
+      const refused = await rawHttp(live.url, "POST", postHeaders(WRITER), initialize);
       expect(refused.status).toBe(500);
       expect(JSON.parse(refused.body).error.message).toMatch(
         /toolgate could not open a session: .*sessions\/live\.yaml:\d+:\d+: error/,

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import {
   allowedHostSet,
+  isOwnOrigin,
   BearerTokens,
   hostAllowed,
   normalizeOrigin,
@@ -69,5 +70,32 @@ describe("BearerTokens", () => {
 
   it("refuses digests that are not SHA-256", () => {
     expect(() => new BearerTokens([{ digest: Buffer.alloc(16) }])).toThrow(/32-byte/);
+  });
+});
+
+describe("isOwnOrigin", () => {
+  const hosts = allowedHostSet("127.0.0.1", 8080, ["gate.example"]);
+  it("accepts http:// and a Host the gateway accepts", () => {
+    for (const origin of [
+      "http://localhost:8080",
+      "http://127.0.0.1:8080/",
+      "HTTP://LOCALHOST:8080",
+      "http://gate.example:8080",
+    ]) {
+      expect([origin, isOwnOrigin(origin, hosts)]).toEqual([origin, true]);
+    }
+  });
+  it("refuses another port, scheme, host, userinfo, a path, null and no header", () => {
+    for (const origin of [
+      "http://localhost:8081",
+      "https://localhost:8080",
+      "http://evil.example:8080",
+      "http://x@localhost:8080",
+      "http://localhost:8080/ui",
+      "null",
+      undefined,
+    ]) {
+      expect([origin, isOwnOrigin(origin, hosts)]).toEqual([origin, false]);
+    }
   });
 });
