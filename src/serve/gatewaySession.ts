@@ -5,7 +5,6 @@ import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/proto
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   ErrorCode,
-  McpError,
   ResultSchema,
   SetLevelRequestSchema,
   type ClientCapabilities,
@@ -28,10 +27,11 @@ import { localRealpath } from "../upstream/localRealpath.js";
 import type { Upstream } from "../upstream/upstream.js";
 import { decodeCursor, encodeCursor, type ListPosition } from "./cursor.js";
 import { exposedName, exposedResourceUri, splitExposedName, splitResourceUri } from "./naming.js";
-import { isConnectionLoss, isTimeout, relayed, RelayedError } from "./relay.js";
+import { isTimeout, relayed, RelayedError } from "./relay.js";
 import type { SessionContext } from "./sessionContext.js";
 import type { ServeMode } from "./serveMode.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
+import { forwardRequest, messageOf } from "./forwardRequest.js";
 import type { ServerView } from "../session/serverView.js";
 import {
   UpstreamLink,
@@ -390,68 +390,13 @@ export class GatewaySession {
     );
   }
 
-  /**
-   * Sends one request to a server on behalf of the client: the client's progress token is kept (the server's
-   * progress comes back under it), the client's cancellation cancels it upstream, and errors keep the
-   * server's code and message. A server that is down or goes away answers with an error at once.
-   */
+  /** One request to a server for the client (see forwardRequest), noted as in flight while it runs. */
   private async forward(slot: ServerSlot, method: string, params: Json, extra: Extra): Promise<Json> {
-    const upstream = await slot.link.ready();
-    const meta = params._meta as Json | undefined;
-    const progressToken = meta?.progressToken;
-    let forwarded = params;
-    if (meta !== undefined && progressToken !== undefined) {
-      const { progressToken: _, ...restMeta } = meta;
-      const { _meta: __, ...rest } = params;
-      forwarded = Object.keys(restMeta).length === 0 ? rest : { ...rest, _meta: restMeta };
-    }
     const waiting = this.inFlight.get(slot.name) ?? [];
     waiting.push(extra.requestId);
     this.inFlight.set(slot.name, waiting);
     try {
-      const answer = (await upstream.client.request({ method, params: forwarded } as never, ResultSchema, {
-        signal: extra.signal,
-        timeout: this.options.requestTimeoutMs,
-        resetTimeoutOnProgress: true,
-        ...(progressToken === undefined
-          ? {}
-          : {
-              onprogress: (progress) => {
-                void extra
-                  .sendNotification({
-                    method: "notifications/progress",
-                    params: { ...progress, progressToken: progressToken as string | number },
-                  })
-                  .catch(() => {});
-              },
-            }),
-      })) as Json;
-      if (nestedDeeperThan(answer, MAX_FRAME_DEPTH)) {
-        // Bounded like every frame toolgate reads; refused with an error, never left unanswered.
-        throw new RelayedError(
-          ErrorCode.InternalError,
-          `toolgate refused the answer of MCP server '${slot.name}' to ${method}: nested deeper than ${MAX_FRAME_DEPTH} levels`,
-        );
-      }
-      // What the operator configured for reaching the server (credentials, headers) never reaches the client.
-      return slot.secrets.json(answer);
-    } catch (error) {
-      if (isConnectionLoss(error)) {
-        throw new UpstreamUnavailable(
-          `MCP server '${slot.name}' closed the connection before answering ${method}; toolgate is reconnecting`,
-        );
-      }
-      const malformedAnswer = error instanceof Error && error.name === "ZodError";
-      if (!(error instanceof McpError) && !malformedAnswer && !extra.signal.aborted) {
-        // Not an answer of the server but a failure of the way to it: reconnect rather than reuse it.
-        const reason = slot.secrets.text(`sending ${method} failed: ${messageOf(error)}`);
-        slot.link.dropConnection(upstream, reason);
-        throw new UpstreamUnavailable(
-          `MCP server '${slot.name}' could not be reached (${reason}); toolgate is reconnecting`,
-        );
-      }
-      const relay = relayed(error);
-      throw new RelayedError(relay.code, slot.secrets.text(relay.message), slot.secrets.json(relay.data));
+      return await forwardRequest(slot, method, params, extra, this.options.requestTimeoutMs);
     } finally {
       const at = waiting.lastIndexOf(extra.requestId);
       if (at >= 0) waiting.splice(at, 1);
@@ -597,8 +542,4 @@ export class GatewaySession {
     if (this.options.mode === "direct")
       void this.notifyClient({ method: "notifications/tools/list_changed" });
   }
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

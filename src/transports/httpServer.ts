@@ -153,7 +153,8 @@ export async function startHttpServer<T extends HttpClientIdentity>(
   const sessions = new Map<string, LiveSession<T>>();
   const limits = {
     total: options.maxSessions,
-    perToken: options.maxSessionsPerToken ?? defaultPerTokenSessions(options.maxSessions, options.tokens.length),
+    perToken:
+      options.maxSessionsPerToken ?? defaultPerTokenSessions(options.maxSessions, options.tokens.length),
   };
   let hosts = new Set<string>();
 

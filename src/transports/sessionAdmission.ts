@@ -39,7 +39,11 @@ export function admitSession<T>(
         message: `Too Many Requests: ${tokenLabel} has ${own.length} sessions open and in use (--max-sessions-per-token ${limits.perToken}); end one with DELETE`,
       };
     }
-    return { kind: "admit", evict: idlest.id, why: `${tokenLabel} is at --max-sessions-per-token ${limits.perToken}` };
+    return {
+      kind: "admit",
+      evict: idlest.id,
+      why: `${tokenLabel} is at --max-sessions-per-token ${limits.perToken}`,
+    };
   }
   if (slots.length >= limits.total) {
     const idlest = idlestUnused(slots);
@@ -50,7 +54,11 @@ export function admitSession<T>(
         message: `Service Unavailable: ${slots.length} sessions are open and in use (--max-sessions ${limits.total})`,
       };
     }
-    return { kind: "admit", evict: idlest.id, why: `${slots.length} sessions are open (--max-sessions ${limits.total})` };
+    return {
+      kind: "admit",
+      evict: idlest.id,
+      why: `${slots.length} sessions are open (--max-sessions ${limits.total})`,
+    };
   }
   return { kind: "admit", evict: null, why: "" };
 }

@@ -15,6 +15,7 @@ import type {
 import type { McpServerConfig, McpTransport } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
 import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
+import { ProgressTap } from "./progressTap.js";
 import { SecretScrubber } from "./serverSecrets.js";
 import { describeTarget } from "./serverTarget.js";
 import { fetchCatalogPages, type CatalogPage } from "../session/catalogPages.js";
@@ -79,6 +80,8 @@ export interface Upstream {
   listToolCatalog(): Promise<ListedToolCatalog>;
   /** One `tools/list` page and its raw text (see `recordToolsListText`), for a catalog that pages itself. */
   listToolsPage(cursor: string | undefined): Promise<CatalogPage>;
+  /** Routes the server's progress for one forwarded request (see ProgressTap: none is lost). */
+  readonly progress: ProgressTap;
   /** Resolves when the connection ends, whether by {@link close} or because the server went away. */
   readonly closed: Promise<void>;
   close(): Promise<void>;
@@ -235,6 +238,7 @@ export async function connectUpstream(
       /timed out/i.test(reason) ? `no answer to initialize within ${timeoutMs} ms (${reason})` : reason,
     );
   }
+  const progress = new ProgressTap(transport);
   const capabilities = client.getServerCapabilities() ?? {};
   const serverInfo = client.getServerVersion() ?? { name: "(unnamed)", version: "" };
 
@@ -251,6 +255,7 @@ export async function connectUpstream(
       (await listToolCatalog(server.name, client, capabilities, timeoutMs, texts, secrets)).tools,
     listToolCatalog: () => listToolCatalog(server.name, client, capabilities, timeoutMs, texts, secrets),
     listToolsPage: (cursor) => listToolsPage(client, cursor, timeoutMs, texts),
+    progress,
     closed,
     close: async () => {
       // The SDK's close() only drops the connection; the server keeps the session (and whatever it holds)

@@ -63,7 +63,8 @@ const start = async (calls: string, wrapArgs: string[] | null) => {
 describe("a server that reads arguments before the tool's name", () => {
   it("bare, it answers an unknown tool by its arguments; wrapped, a hidden call gets the no-arguments answer and its arguments never reach it", async () => {
     const bare = await start(join(dir, "bare.jsonl"), null);
-    const unknown = (args: object) => outcome(bare.client.callTool({ name: "not_a_tool", arguments: args }));
+    const unknown = (args: Record<string, unknown>) =>
+      outcome(bare.client.callTool({ name: "not_a_tool", arguments: args }));
     const withoutArgs = await unknown({});
     const withRepo = await unknown({ repo_path: repo });
     // The limit itself: the bare server's answer depends on the arguments.

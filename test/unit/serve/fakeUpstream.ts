@@ -7,6 +7,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { McpServerConfig } from "../../../src/engine/model/mcpServers.js";
 import type { Upstream, UpstreamOptions } from "../../../src/upstream/upstream.js";
+import { ProgressTap } from "../../../src/upstream/progressTap.js";
 
 export interface FakeCatalogs {
   /** Tool names per server. */
@@ -68,6 +69,7 @@ export function fakeConnect(catalogs: FakeCatalogs) {
       listToolsPage: async (cursor) => ({
         result: await client.listTools(cursor === undefined ? {} : { cursor }),
       }),
+      progress: new ProgressTap(clientSide),
       closed,
       close: async () => {
         await client.close();
