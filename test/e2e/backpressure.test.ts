@@ -117,16 +117,24 @@ async function settled(value: () => number, ms = 8000): Promise<number> {
 }
 
 /** Reads `child`'s stdout from now on, frame by frame, until `done(frame)` (bounded by `ms`). */
-function readFrames(child: ChildProcessWithoutNullStreams, done: (m: any) => boolean, ms = 30_000) {
-  return new Promise<any[]>((resolve, reject) => {
-    const frames: any[] = [];
+// Frames as the test reads them: only the members it looks at.
+type Frame = {
+  id?: number;
+  method?: string;
+  params: { data: { i: number } };
+  result: { content: [{ text: string }] };
+};
+
+function readFrames(child: ChildProcessWithoutNullStreams, done: (m: Frame) => boolean, ms = 30_000) {
+  return new Promise<Frame[]>((resolve, reject) => {
+    const frames: Frame[] = [];
     let buffer = "";
     const timer = setTimeout(() => reject(new Error(`only ${frames.length} frames in ${ms} ms`)), ms);
     child.stdout.on("data", (chunk: Buffer) => {
       buffer += chunk.toString("utf8");
       let nl;
       while ((nl = buffer.indexOf("\n")) >= 0) {
-        const frame = JSON.parse(buffer.slice(0, nl));
+        const frame = JSON.parse(buffer.slice(0, nl)) as Frame;
         buffer = buffer.slice(nl + 1);
         frames.push(frame);
         if (done(frame)) {
@@ -155,7 +163,7 @@ describe("wrap under a flood", () => {
     const frames = await reading;
     const indices = frames.filter((m) => m.method === "notifications/message").map((m) => m.params.data.i);
     expect(indices).toEqual(Array.from({ length: MESSAGES }, (_, i) => i));
-    expect(frames.at(-1).result.content[0].text).toBe("flooded");
+    expect(frames.at(-1)!.result.content[0].text).toBe("flooded");
   });
 
   it("stops reading a client that floods a server not reading; every message arrives once it reads", async () => {
