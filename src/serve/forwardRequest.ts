@@ -1,13 +1,13 @@
-import { ErrorCode, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, SdkError } from "@modelcontextprotocol/client";
 import { nestedDeeperThan } from "../engine/json/strictJson.js";
+import { INTERNAL_ERROR } from "../engine/rpc/jsonRpc.js";
 import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
+import { ANY_RESULT } from "../upstream/anyResult.js";
 import { UpstreamUnavailable } from "../upstream/upstreamLink.js";
-import { isConnectionLoss, relayed, RelayedError } from "./relay.js";
+import type { RequestScope } from "./clientLink.js";
+import { isConnectionLoss, relayed, RelayedError, REQUEST_TIMEOUT } from "./relay.js";
 import type { ServerSlot } from "./toolRouter.js";
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Json = Record<string, unknown>;
 
 /**
@@ -21,15 +21,14 @@ export async function forwardRequest(
   slot: ServerSlot,
   method: string,
   params: Json,
-  extra: Extra,
+  scope: RequestScope,
   timeoutMs: number,
 ): Promise<Json> {
   const upstream = await slot.link.ready();
   const meta = params._meta as Json | undefined;
   const clientToken = meta?.progressToken as string | number | undefined;
   const timeout = new AbortController();
-  const expired = () =>
-    timeout.abort(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs }));
+  const expired = () => timeout.abort();
   let timer = setTimeout(expired, timeoutMs);
   const route =
     clientToken === undefined
@@ -38,24 +37,21 @@ export async function forwardRequest(
           clearTimeout(timer);
           timer = setTimeout(expired, timeoutMs);
           // Sent now, synchronously queued ahead of the answer that may follow in the same read.
-          void extra
-            .sendNotification({
-              method: "notifications/progress",
-              params: { ...update, progressToken: clientToken },
-            })
-            .catch(() => {});
+          scope.notify("notifications/progress", { ...update, progressToken: clientToken });
         });
   const forwarded = route === null ? params : { ...params, _meta: { ...meta, progressToken: route.token } };
   try {
-    const answer = (await upstream.client.request({ method, params: forwarded } as never, ResultSchema, {
-      signal: AbortSignal.any([extra.signal, timeout.signal]),
+    const answer = (await upstream.client.request({ method, params: forwarded }, ANY_RESULT, {
+      signal: AbortSignal.any([scope.signal, timeout.signal]),
       // Our own timer bounds it (reset by progress the SDK never sees); the SDK's must not fire first.
       timeout: 2 ** 31 - 1,
+      // A server's own input_required result is the client's to answer (the caller passes it on).
+      allowInputRequired: true,
     })) as Json;
     if (nestedDeeperThan(answer, MAX_FRAME_DEPTH)) {
       // Bounded like every frame toolgate reads; refused with an error, never left unanswered.
       throw new RelayedError(
-        ErrorCode.InternalError,
+        INTERNAL_ERROR,
         `toolgate refused the answer of MCP server '${slot.name}' to ${method}: nested deeper than ${MAX_FRAME_DEPTH} levels`,
       );
     }
@@ -67,9 +63,14 @@ export async function forwardRequest(
         `MCP server '${slot.name}' closed the connection before answering ${method}; toolgate is reconnecting`,
       );
     }
-    const malformedAnswer = error instanceof Error && error.name === "ZodError";
-    const stopped = extra.signal.aborted || timeout.signal.aborted;
-    if (!(error instanceof McpError) && !(error instanceof RelayedError) && !malformedAnswer && !stopped) {
+    if (timeout.signal.aborted && !scope.signal.aborted) {
+      throw new RelayedError(REQUEST_TIMEOUT, "Request timed out", { timeout: timeoutMs });
+    }
+    const answered = ProtocolError.isInstance(error) || error instanceof RelayedError;
+    // The SDK's own refusal of an answer (a malformed one) is an answer, not a failure of the way to it.
+    const refusedAnswer =
+      SdkError.isInstance(error) && /INVALID_RESULT|UNSUPPORTED_RESULT_TYPE/.test(String(error.code));
+    if (!answered && !refusedAnswer && !scope.signal.aborted) {
       // Not an answer of the server but a failure of the way to it: reconnect rather than reuse it.
       const reason = slot.secrets.text(`sending ${method} failed: ${messageOf(error)}`);
       slot.link.dropConnection(upstream, reason);

@@ -1,47 +1,35 @@
 import { resolve } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  ErrorCode,
-  ResultSchema,
-  SetLevelRequestSchema,
-  type ClientCapabilities,
-  type JSONRPCRequest,
-  type LoggingLevel,
-  type Notification,
-  type RequestId,
-  type ServerNotification,
-  type ServerRequest,
-  type ServerResult,
-} from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/client";
 import type { AuditSink } from "../audit/sink.js";
 import type { ApprovalKeyring } from "../engine/model/approval.js";
+import { LOG_LEVELS, type Era } from "../engine/protocol/eras.js";
+import type { ServerIdentity } from "../engine/protocol/resultShape.js";
+import { INVALID_PARAMS, isJsonObject, type JsonObject } from "../engine/rpc/jsonRpc.js";
+import { nestedDeeperThan } from "../engine/json/strictJson.js";
+import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
 import type { ApprovalClaims } from "../session/approvalClaims.js";
 import { readApprovalAnswer, type ApprovalOutcome } from "../session/approvalQuestion.js";
 import { clientElicitsForms } from "../session/clientCapabilities.js";
-import { ToolSession } from "../session/toolSession.js";
-import type { JsonObject } from "../engine/rpc/jsonRpc.js";
-import { localRealpath } from "../upstream/localRealpath.js";
-import type { Upstream } from "../upstream/upstream.js";
-import { decodeCursor, encodeCursor, type ListPosition } from "./cursor.js";
-import { exposedName, exposedResourceUri, splitExposedName, splitResourceUri } from "./naming.js";
-import { isTimeout, relayed, RelayedError } from "./relay.js";
-import type { SessionContext } from "./sessionContext.js";
-import type { ServeMode } from "./serveMode.js";
-import { ToolRouter, type ServerSlot } from "./toolRouter.js";
-import { forwardRequest, messageOf } from "./forwardRequest.js";
 import type { ServerView } from "../session/serverView.js";
+import { ToolSession } from "../session/toolSession.js";
+import type { MessageTransport } from "../transports/messageTransport.js";
+import { localRealpath } from "../upstream/localRealpath.js";
+import { SecretScrubber } from "../upstream/serverSecrets.js";
+import type { Upstream } from "../upstream/upstream.js";
 import {
   UpstreamLink,
   UpstreamUnavailable,
   type Backoff,
   type ConnectUpstream,
 } from "../upstream/upstreamLink.js";
-import { SecretScrubber } from "../upstream/serverSecrets.js";
-import { nestedDeeperThan } from "../engine/json/strictJson.js";
-import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
+import { ClientLink, type ClientHandler, type RequestScope } from "./clientLink.js";
+import { decodeCursor, encodeCursor, type ListPosition } from "./cursor.js";
+import { forwardRequest, messageOf } from "./forwardRequest.js";
+import { exposedName, exposedResourceUri, splitExposedName, splitResourceUri } from "./naming.js";
+import { isTimeout, relayed, RelayedError } from "./relay.js";
+import type { SessionContext } from "./sessionContext.js";
+import type { ServeMode } from "./serveMode.js";
+import { ToolRouter, type ServerSlot } from "./toolRouter.js";
 import {
   rewritePromptResult,
   rewriteReadResult,
@@ -78,31 +66,34 @@ export interface SessionOptions {
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Json = Record<string, unknown>;
 
 /** What an upstream server may ask the client, forwarded to this session's client and answered back. */
 const SERVER_TO_CLIENT_REQUESTS = new Set(["sampling/createMessage", "elicitation/create", "roots/list"]);
 const MAX_EMPTY_PAGES = 1000;
 
-export const SERVE_SERVER_INFO = { name: "toolgate", version: "0.1.0" };
+export const SERVE_SERVER_INFO: ServerIdentity = { name: "toolgate", version: "0.1.0" };
+const METHOD_NOT_FOUND = -32601;
 
 /**
- * One client session of `toolgate serve`: an SDK server facing the client and, per enabled server, an
- * {@link UpstreamLink} facing that server. Tools go through the {@link ToolRouter} (one decision for lists,
- * searches, descriptions and calls); resources, templates, prompts, completion and logging are routed by
- * name or URI; what servers send the client (notifications, sampling, elicitation, roots) reaches this
- * session's client only, because each session has its own upstream connections.
+ * One client session of `toolgate serve`: toolgate's protocol with the client ({@link ClientLink}, either
+ * era) and, per enabled server, an {@link UpstreamLink} facing that server. Tools go through the
+ * {@link ToolRouter} (one decision for lists, searches, descriptions and calls); resources, templates,
+ * prompts, completion and logging are routed by name or URI; what servers send the client (notifications,
+ * sampling, elicitation, roots) reaches this session's client only, because each session has its own
+ * upstream connections.
  */
-export class GatewaySession {
-  readonly server: Server;
+export class GatewaySession implements ClientHandler {
+  readonly identity = SERVE_SERVER_INFO;
   private readonly slots = new Map<string, ServerSlot>();
   private readonly order: string[];
   private readonly session: ToolSession;
   private readonly tools: ToolRouter;
+  /** The client's connections: one for stdio and a legacy HTTP session. */
+  private readonly links = new Set<ClientLink>();
   /** Client requests waiting on each server, oldest first: where a server's own messages are related to. */
-  private readonly inFlight = new Map<string, RequestId[]>();
-  private logLevel: LoggingLevel | null = null;
+  private readonly inFlight = new Map<string, RequestScope[]>();
+  private logLevel: string | null = null;
   /** Resource subscriptions per server (the server's own URIs), renewed after a reconnection. */
   private readonly subscriptions = new Map<string, Set<string>>();
   private closed = false;
@@ -112,15 +103,6 @@ export class GatewaySession {
   constructor(private readonly options: SessionOptions) {
     const { context } = options;
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-    this.server = new Server(SERVE_SERVER_INFO, {
-      capabilities: {
-        tools: { listChanged: true },
-        resources: { subscribe: true, listChanged: true },
-        prompts: { listChanged: true },
-        completions: {},
-        logging: {},
-      },
-    });
     this.session = new ToolSession({
       identity: { session: options.sessionId, client: context.client },
       audit: options.audit,
@@ -164,37 +146,27 @@ export class GatewaySession {
       slots: this.slots,
       order: this.order,
       session: this.session,
-      forward: (slot, method, params, extra) => this.forward(slot, method, params, extra as Extra),
-      cannotAsk: () =>
-        clientElicitsForms({ capabilities: this.server.getClientCapabilities() ?? {} })
-          ? null
-          : "the client did not declare form-mode elicitation in initialize",
-      askApproval: (question, extra) => this.askApproval(question, extra as Extra),
+      forward: (slot, method, params, scope) => this.forward(slot, method, params, scope as RequestScope),
+      cannotAsk: (scope) => this.cannotAsk(scope as RequestScope),
+      askApproval: (question, scope) => this.askApproval(question, scope as RequestScope),
       log: options.log,
     });
-
-    this.server.fallbackRequestHandler = (request, extra) =>
-      this.handle(request, extra) as Promise<ServerResult>;
-    this.server.setRequestHandler(SetLevelRequestSchema, async (request) => {
-      this.countRequest(request.method);
-      await this.setLogLevel(request.params.level);
-      return {};
-    });
-    this.server.fallbackNotificationHandler = async (notification) => this.fromClient(notification);
-    this.server.onclose = () => void this.shutdown();
   }
 
   get mode(): ServeMode {
     return this.options.mode;
   }
 
-  async connect(transport: Transport): Promise<void> {
-    await this.server.connect(transport);
+  /** Serves the client on `transport` (in `era` from the start, when the transport knows it). */
+  async connect(transport: MessageTransport, options: { era?: Era } = {}): Promise<void> {
+    const link = new ClientLink(transport, this, options);
+    this.links.add(link);
+    await link.start();
   }
 
-  /** Ends the session: its upstream connections (and the servers it started) are closed. */
+  /** Ends the session: its client connections and its upstream connections (and the servers it started). */
   async close(): Promise<void> {
-    await this.server.close().catch(() => {});
+    await Promise.all([...this.links].map((link) => link.close()));
     await this.shutdown();
   }
 
@@ -205,47 +177,76 @@ export class GatewaySession {
     this.onclose?.();
   }
 
-  // ---- client → toolgate -------------------------------------------------------------------------------
+  // ---- the client's protocol (ClientHandler) -------------------------------------------------------------
 
-  private async handle(request: JSONRPCRequest, extra: Extra): Promise<Json> {
+  capabilities(era: Era): JsonObject {
+    return {
+      tools: { listChanged: true },
+      resources: era === "legacy" ? { subscribe: true, listChanged: true } : { listChanged: true },
+      prompts: { listChanged: true },
+      completions: {},
+      logging: {},
+    };
+  }
+
+  instructions(): string | undefined {
+    return undefined;
+  }
+
+  linkClosed(link: ClientLink): void {
+    this.links.delete(link);
+    if (this.links.size === 0) void this.shutdown();
+  }
+
+  notification(method: string, _params: JsonObject): void {
+    if (method !== "notifications/roots/list_changed") return;
+    for (const slot of this.slots.values()) {
+      const upstream = slot.link.current;
+      if (upstream !== null && upstream.client.getProtocolEra() !== "modern") {
+        void upstream.client.sendRootsListChanged().catch(() => {});
+      }
+    }
+  }
+
+  async request(method: string, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
     try {
-      return await this.route(request, extra);
+      return await this.route(method, params, scope);
     } catch (error) {
       // A server that is down answers every request at once with why, as a JSON-RPC error.
-      if (error instanceof UpstreamUnavailable)
-        throw new RelayedError(ErrorCode.InternalError, error.message);
+      if (error instanceof UpstreamUnavailable) throw new RelayedError(-32603, error.message);
       throw error;
     }
   }
 
-  private async route(request: JSONRPCRequest, extra: Extra): Promise<Json> {
-    const params = (request.params ?? {}) as Json;
-    if (request.method === "tools/call") return this.tools.call(request.id, params, extra);
-    this.countRequest(request.method, request.id);
-    switch (request.method) {
+  private async route(method: string, params: Json, scope: RequestScope): Promise<Json> {
+    if (method === "tools/call") return this.tools.call(scope.id, params, scope);
+    this.countRequest(method, scope.id);
+    switch (method) {
       case "tools/list":
-        return this.tools.list(request.id);
+        return this.tools.list(scope.id);
       case "resources/list":
-        return this.aggregatedList("resources/list", "resources", params, extra);
+        return this.aggregatedList("resources/list", "resources", params, scope);
       case "resources/templates/list":
-        return this.aggregatedList("resources/templates/list", "resourceTemplates", params, extra);
+        return this.aggregatedList("resources/templates/list", "resourceTemplates", params, scope);
       case "prompts/list":
-        return this.aggregatedList("prompts/list", "prompts", params, extra);
+        return this.aggregatedList("prompts/list", "prompts", params, scope);
       case "resources/read":
       case "resources/subscribe":
       case "resources/unsubscribe":
-        return this.resourceRequest(request.method, params, extra);
+        return this.resourceRequest(method, params, scope);
       case "prompts/get":
-        return this.getPrompt(params, extra);
+        return this.getPrompt(params, scope);
       case "completion/complete":
-        return this.complete(params, extra);
+        return this.complete(params, scope);
+      case "logging/setLevel":
+        return this.setLogLevel(params.level);
       default:
-        throw new RelayedError(ErrorCode.MethodNotFound, "Method not found");
+        throw new RelayedError(METHOD_NOT_FOUND, "Method not found");
     }
   }
 
   /** Counts a non-call request against `max_requests_total` and refuses it when the limit is reached. */
-  private countRequest(method: string, requestId: RequestId = "(setLevel)"): void {
+  private countRequest(method: string, requestId: string | number): void {
     const refused = this.session.limitRequest(requestId, method, this.session.countRequest(false));
     if (refused !== null) throw new RelayedError(refused.code, refused.message, refused.data);
   }
@@ -262,14 +263,14 @@ export class GatewaySession {
     method: "resources/list" | "resources/templates/list" | "prompts/list",
     field: "resources" | "resourceTemplates" | "prompts",
     params: Json,
-    extra: Extra,
+    scope: RequestScope,
   ): Promise<Json> {
     let position: ListPosition | null;
     if (params.cursor === undefined) {
       position = this.order.length === 0 ? null : { server: this.order[0]!, cursor: null };
     } else {
       position = typeof params.cursor === "string" ? decodeCursor(params.cursor, this.order) : null;
-      if (position === null) throw new RelayedError(ErrorCode.InvalidParams, "Invalid cursor");
+      if (position === null) throw new RelayedError(INVALID_PARAMS, "Invalid cursor");
     }
     const capability = method === "prompts/list" ? "prompts" : "resources";
     for (let page = 0; position !== null && page < MAX_EMPTY_PAGES; page++) {
@@ -286,7 +287,7 @@ export class GatewaySession {
             slot,
             method,
             position.cursor === null ? {} : { cursor: position.cursor },
-            extra,
+            scope,
           );
           const listed = Array.isArray(result[field]) ? (result[field] as unknown[]) : [];
           items =
@@ -302,7 +303,7 @@ export class GatewaySession {
           if (typeof result.nextCursor === "string") next = { server: slot.name, cursor: result.nextCursor };
         }
       } catch (error) {
-        if (extra.signal.aborted) throw error;
+        if (scope.signal.aborted) throw error;
         this.options.log(`${method}: skipped MCP server '${slot.name}': ${messageOf(error)}`);
       }
       if (items.length > 0 || next === null) {
@@ -313,14 +314,14 @@ export class GatewaySession {
     return { [field]: [] };
   }
 
-  private async resourceRequest(method: string, params: Json, extra: Extra): Promise<Json> {
+  private async resourceRequest(method: string, params: Json, scope: RequestScope): Promise<Json> {
     const uri = params.uri;
     const split = typeof uri === "string" ? splitResourceUri(uri) : null;
     const slot = split === null ? undefined : this.slotOf(split.server);
     if (split === null || slot === undefined) {
-      throw new RelayedError(ErrorCode.InvalidParams, `Resource ${String(uri)} not found`);
+      throw new RelayedError(INVALID_PARAMS, `Resource ${String(uri)} not found`);
     }
-    const result = await this.forward(slot, method, { ...params, uri: split.uri }, extra);
+    const result = await this.forward(slot, method, { ...params, uri: split.uri }, scope);
     if (method === "resources/subscribe" || method === "resources/unsubscribe") {
       const set = this.subscriptions.get(slot.name) ?? new Set<string>();
       if (method === "resources/subscribe") set.add(split.uri);
@@ -331,18 +332,18 @@ export class GatewaySession {
     return rewriteReadResult(result, slot.name);
   }
 
-  private async getPrompt(params: Json, extra: Extra): Promise<Json> {
+  private async getPrompt(params: Json, scope: RequestScope): Promise<Json> {
     const name = params.name;
     const split = typeof name === "string" ? splitExposedName(name) : null;
     const slot = split === null ? undefined : this.slotOf(split.server);
     if (split === null || slot === undefined) {
-      throw new RelayedError(ErrorCode.InvalidParams, `Prompt ${String(name)} not found`);
+      throw new RelayedError(INVALID_PARAMS, `Prompt ${String(name)} not found`);
     }
-    const result = await this.forward(slot, "prompts/get", { ...params, name: split.name }, extra);
+    const result = await this.forward(slot, "prompts/get", { ...params, name: split.name }, scope);
     return rewritePromptResult(result, slot.name);
   }
 
-  private async complete(params: Json, extra: Extra): Promise<Json> {
+  private async complete(params: Json, scope: RequestScope): Promise<Json> {
     const ref = params.ref as Json | undefined;
     let routed: { slot: ServerSlot; ref: Json } | null = null;
     if (ref !== undefined && ref !== null && typeof ref === "object") {
@@ -357,66 +358,68 @@ export class GatewaySession {
       }
     }
     if (routed === null) {
-      throw new RelayedError(ErrorCode.InvalidParams, `Invalid completion reference: ${JSON.stringify(ref)}`);
+      throw new RelayedError(INVALID_PARAMS, `Invalid completion reference: ${JSON.stringify(ref)}`);
     }
     const upstream = await routed.slot.link.ready();
     if (upstream.capabilities.completions === undefined) {
       return { completion: { values: [], hasMore: false } };
     }
-    return this.forward(routed.slot, "completion/complete", { ...params, ref: routed.ref }, extra);
+    return this.forward(routed.slot, "completion/complete", { ...params, ref: routed.ref }, scope);
   }
 
-  private async setLogLevel(level: LoggingLevel): Promise<void> {
+  /** legacy `logging/setLevel`: the level applies to every server of the session, now and after reconnecting. */
+  private async setLogLevel(level: unknown): Promise<Json> {
+    if (typeof level !== "string" || !LOG_LEVELS.includes(level)) {
+      throw new RelayedError(INVALID_PARAMS, `Invalid params: level must be one of ${LOG_LEVELS.join(", ")}`);
+    }
     this.logLevel = level;
     await Promise.all(
       [...this.slots.values()].map(async (slot) => {
         const upstream = slot.link.current;
-        if (upstream === null || upstream.capabilities.logging === undefined) return;
-        await upstream.client
-          .setLoggingLevel(level)
-          .catch((e: unknown) =>
-            this.options.log(`logging/setLevel on '${slot.name}' failed: ${messageOf(e)}`),
-          );
+        if (upstream === null) return;
+        await setUpstreamLevel(upstream, level).catch((e: unknown) =>
+          this.options.log(`logging/setLevel on '${slot.name}' failed: ${messageOf(e)}`),
+        );
       }),
     );
-  }
-
-  private async fromClient(notification: Notification): Promise<void> {
-    if (notification.method !== "notifications/roots/list_changed") return;
-    await Promise.all(
-      [...this.slots.values()].map((slot) =>
-        slot.link.current?.client.sendRootsListChanged().catch(() => {}),
-      ),
-    );
+    return {};
   }
 
   /** One request to a server for the client (see forwardRequest), noted as in flight while it runs. */
-  private async forward(slot: ServerSlot, method: string, params: Json, extra: Extra): Promise<Json> {
+  private async forward(slot: ServerSlot, method: string, params: Json, scope: RequestScope): Promise<Json> {
     const waiting = this.inFlight.get(slot.name) ?? [];
-    waiting.push(extra.requestId);
+    waiting.push(scope);
     this.inFlight.set(slot.name, waiting);
     try {
-      return await forwardRequest(slot, method, params, extra, this.options.requestTimeoutMs);
+      return await forwardRequest(slot, method, params, scope, this.options.requestTimeoutMs);
     } finally {
-      const at = waiting.lastIndexOf(extra.requestId);
+      const at = waiting.lastIndexOf(scope);
       if (at >= 0) waiting.splice(at, 1);
     }
+  }
+
+  /** `null` when the person behind this request's client can be asked (form-mode elicitation); else why not. */
+  private cannotAsk(scope: RequestScope): string | null {
+    if (scope.ask === null) {
+      return "the client speaks protocol revision 2026-07-28, which toolgate cannot ask through yet";
+    }
+    return clientElicitsForms({ capabilities: scope.clientCapabilities })
+      ? null
+      : "the client did not declare form-mode elicitation in initialize";
   }
 
   /**
    * An approval question for the person behind this client (form-mode `elicitation/create`), sent on the
    * stream of the call it is about; only an explicit approval comes back as approved.
    */
-  private async askApproval(question: JsonObject, extra: Extra): Promise<ApprovalOutcome> {
+  private async askApproval(question: JsonObject, scope: RequestScope): Promise<ApprovalOutcome> {
+    if (scope.ask === null)
+      return { approved: false, outcome: "error", detail: "the client cannot be asked" };
     try {
-      const result = await this.server.request(
-        { method: "elicitation/create", params: question } as ServerRequest,
-        ResultSchema,
-        { signal: extra.signal, relatedRequestId: extra.requestId, timeout: this.approvalTimeoutMs },
-      );
+      const result = await scope.ask("elicitation/create", question, this.approvalTimeoutMs);
       return readApprovalAnswer({ jsonrpc: "2.0", id: 0, result });
     } catch (error) {
-      if (extra.signal.aborted) return { approved: false, outcome: "client-cancelled" };
+      if (scope.signal.aborted) return { approved: false, outcome: "client-cancelled" };
       if (isTimeout(error)) return { approved: false, outcome: "timeout", detail: messageOf(error) };
       return { approved: false, outcome: "error", detail: messageOf(error) };
     }
@@ -424,13 +427,18 @@ export class GatewaySession {
 
   // ---- server → client ---------------------------------------------------------------------------------
 
+  /** The legacy connection of this session, through which servers' own requests and notifications go. */
+  private legacyLink(): ClientLink | null {
+    for (const link of this.links) if (link.protocolEra !== "modern") return link;
+    return null;
+  }
+
   /** The client's capabilities a server may use through toolgate (it asks, toolgate asks the client). */
-  private mirroredCapabilities(): ClientCapabilities {
-    const client = this.server.getClientCapabilities() ?? {};
-    const out: ClientCapabilities = {};
-    if (client.roots !== undefined) out.roots = client.roots;
-    if (client.sampling !== undefined) out.sampling = client.sampling;
-    if (client.elicitation !== undefined) out.elicitation = client.elicitation;
+  private mirroredCapabilities(): JsonObject {
+    const client = this.legacyLink()?.capabilities ?? {};
+    const out: JsonObject = {};
+    for (const key of ["roots", "sampling", "elicitation"])
+      if (client[key] !== undefined) out[key] = client[key];
     return out;
   }
 
@@ -439,37 +447,41 @@ export class GatewaySession {
    * request or notification is related to the newest client request waiting on that server, else on any
    * server, else it goes to the client's standalone stream.
    */
-  private relatedRequest(server: string): RequestId | undefined {
+  private relatedRequest(server: string): RequestScope | undefined {
     const own = this.inFlight.get(server);
     if (own !== undefined && own.length > 0) return own[own.length - 1];
-    for (const ids of this.inFlight.values()) if (ids.length > 0) return ids[ids.length - 1];
+    for (const scopes of this.inFlight.values()) if (scopes.length > 0) return scopes[scopes.length - 1];
     return undefined;
   }
 
   private setupUpstreamClient(server: string, client: Client): void {
-    client.fallbackRequestHandler = async (request, extra) => {
+    client.fallbackRequestHandler = async (request, ctx) => {
       if (!SERVER_TO_CLIENT_REQUESTS.has(request.method)) {
-        throw new RelayedError(ErrorCode.MethodNotFound, "Method not found");
+        throw new RelayedError(METHOD_NOT_FOUND, "Method not found");
       }
       const related = this.relatedRequest(server);
+      const link = this.legacyLink();
+      if (link === null || (related !== undefined && related.ask === null)) {
+        throw new RelayedError(
+          METHOD_NOT_FOUND,
+          `toolgate cannot pass ${request.method} on: its client speaks protocol revision 2026-07-28, in which servers send no requests`,
+        );
+      }
       try {
-        return (await this.server.request(
-          { method: request.method, params: request.params } as ServerRequest,
-          ResultSchema,
-          {
-            signal: extra.signal,
-            timeout: this.options.requestTimeoutMs,
-            ...(related === undefined ? {} : { relatedRequestId: related }),
-          },
-        )) as never;
+        return (await link.request(request.method, isJsonObject(request.params) ? request.params : {}, {
+          signal: ctx.mcpReq.signal,
+          timeoutMs: this.options.requestTimeoutMs,
+          ...(related === undefined ? {} : { related: related.id }),
+        })) as never;
       } catch (error) {
         throw relayed(error);
       }
     };
-    client.fallbackNotificationHandler = async (notification) => this.fromServer(server, notification);
+    client.fallbackNotificationHandler = async (notification) =>
+      this.fromServer(server, notification as { method: string; params?: Json });
   }
 
-  private async fromServer(server: string, notification: Notification): Promise<void> {
+  private async fromServer(server: string, notification: { method: string; params?: Json }): Promise<void> {
     if (this.closed) return;
     if (nestedDeeperThan(notification, MAX_FRAME_DEPTH)) {
       this.options.log(
@@ -479,35 +491,32 @@ export class GatewaySession {
     }
     const params = (notification.params ?? {}) as Json;
     const related = this.relatedRequest(server);
-    const options = related === undefined ? undefined : { relatedRequestId: related };
     switch (notification.method) {
       case "notifications/tools/list_changed":
         await this.slots.get(server)?.link.toolsChanged();
-        if (this.options.mode === "direct") await this.notifyClient({ method: notification.method });
+        if (this.options.mode === "direct") this.notifyClient(notification.method);
         return;
       case "notifications/resources/list_changed":
       case "notifications/prompts/list_changed":
-        await this.notifyClient({ method: notification.method });
+        this.notifyClient(notification.method);
         return;
       case "notifications/resources/updated":
         if (typeof params.uri !== "string") return;
-        await this.notifyClient(
-          { method: notification.method, params: { ...params, uri: exposedResourceUri(server, params.uri) } },
-          options,
+        this.notifyClient(
+          notification.method,
+          { ...params, uri: exposedResourceUri(server, params.uri) },
+          related,
         );
         return;
       case "notifications/message": {
         const logger = typeof params.logger === "string" ? `${server}/${params.logger}` : server;
         const secrets = this.slots.get(server)?.secrets;
         const shown = { ...params, logger };
-        await this.notifyClient(
-          { method: notification.method, params: secrets === undefined ? shown : secrets.json(shown) },
-          options,
-        );
+        this.notifyClient(notification.method, secrets === undefined ? shown : secrets.json(shown), related);
         return;
       }
       case "notifications/elicitation/complete":
-        await this.notifyClient({ method: notification.method, params }, options);
+        this.notifyClient(notification.method, params, related);
         return;
       default:
         this.options.log(
@@ -516,30 +525,33 @@ export class GatewaySession {
     }
   }
 
-  private async notifyClient(
-    notification: { method: string; params?: Json },
-    options?: { relatedRequestId: RequestId },
-  ): Promise<void> {
+  /** To the client: on the stream of `related` when given, else on the legacy connection's own. */
+  private notifyClient(method: string, params?: Json, related?: RequestScope): void {
     if (this.closed) return;
-    await this.server
-      .notification(notification as ServerNotification, options)
-      .catch((e: unknown) =>
-        this.options.log(`could not send ${notification.method} to the client: ${messageOf(e)}`),
-      );
+    if (related !== undefined) {
+      related.notify(method, params);
+      return;
+    }
+    this.legacyLink()?.notify(method, params);
   }
 
   /** After each connection: the session's logging level and subscriptions apply to the new connection too. */
   private upstreamUp(server: string, upstream: Upstream, reconnected: boolean): void {
-    if (this.logLevel !== null && upstream.capabilities.logging !== undefined) {
-      void upstream.client.setLoggingLevel(this.logLevel).catch(() => {});
-    }
+    if (this.logLevel !== null) void setUpstreamLevel(upstream, this.logLevel).catch(() => {});
     if (!reconnected) return;
-    for (const uri of this.subscriptions.get(server) ?? []) {
-      void upstream.client.subscribeResource({ uri }).catch(() => {});
+    if (upstream.client.getProtocolEra() !== "modern") {
+      for (const uri of this.subscriptions.get(server) ?? []) {
+        void upstream.client.subscribeResource({ uri }).catch(() => {});
+      }
     }
     this.options.log(`MCP server '${server}' is connected again`);
     // Its catalog may have changed while it was away.
-    if (this.options.mode === "direct")
-      void this.notifyClient({ method: "notifications/tools/list_changed" });
+    if (this.options.mode === "direct") this.notifyClient("notifications/tools/list_changed");
   }
+}
+
+/** `logging/setLevel` for a legacy server that logs; a modern server takes the level with each request. */
+async function setUpstreamLevel(upstream: Upstream, level: string): Promise<void> {
+  if (upstream.capabilities.logging === undefined || upstream.client.getProtocolEra() === "modern") return;
+  await upstream.client.setLoggingLevel(level as never);
 }

@@ -1,9 +1,12 @@
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, SdkError, SdkErrorCode } from "@modelcontextprotocol/client";
+import { INTERNAL_ERROR } from "../engine/rpc/jsonRpc.js";
+
+/** The JSON-RPC code of a request that timed out (the MCP SDKs' RequestTimeout). */
+export const REQUEST_TIMEOUT = -32001;
 
 /**
- * Errors crossing toolgate in either direction keep their JSON-RPC code, message and data. The SDK's McpError
- * prefixes its message with `MCP error <code>: `, so a relayed one would arrive with the prefix twice; the
- * protocol layer sends whatever `code`, `message` and `data` a thrown error has, so we throw this instead.
+ * Errors crossing toolgate in either direction keep their JSON-RPC code, message and data: a handler throws
+ * this, and the client link answers with exactly these three.
  */
 export class RelayedError extends Error {
   constructor(
@@ -16,26 +19,22 @@ export class RelayedError extends Error {
   }
 }
 
-function rawMessage(error: McpError): string {
-  const prefix = `MCP error ${error.code}: `;
-  return error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
-}
-
-/** An error as the other side should see it: same code, message and data for a JSON-RPC error. */
+/** An error as the other side should see it: a server's JSON-RPC error as it was, anything else internal. */
 export function relayed(error: unknown): RelayedError {
   if (error instanceof RelayedError) return error;
-  if (error instanceof McpError) return new RelayedError(error.code, rawMessage(error), error.data);
+  if (ProtocolError.isInstance(error)) return new RelayedError(error.code, error.message, error.data);
   const message = error instanceof Error ? error.message : String(error);
-  return new RelayedError(ErrorCode.InternalError, message);
+  return new RelayedError(INTERNAL_ERROR, message);
 }
 
 /** The SDK client's own error when the connection ended before the answer came. */
 export function isConnectionLoss(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+  return SdkError.isInstance(error) && error.code === SdkErrorCode.ConnectionClosed;
 }
 
+/** A request toolgate sent that was not answered in time. */
 export function isTimeout(error: unknown): boolean {
-  return error instanceof McpError && error.code === ErrorCode.RequestTimeout;
+  return error instanceof RelayedError && error.code === REQUEST_TIMEOUT;
 }
 
 /** A tool result for a call toolgate could not complete because the server is unavailable or went away. */

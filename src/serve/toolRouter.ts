@@ -55,8 +55,8 @@ export interface RouterDeps {
   order: readonly string[];
   session: ToolSession;
   forward(slot: ServerSlot, method: string, params: Json, request: RequestHandle): Promise<Json>;
-  /** `null` when the client declared form-mode elicitation (its person can be asked); else why not. */
-  cannotAsk(): string | null;
+  /** `null` when the person behind this request's client can be asked (form-mode elicitation); else why not. */
+  cannotAsk(request: RequestHandle): string | null;
   /** Puts an approval question to the client's person (MCP elicitation) while the call waits. */
   askApproval(question: JsonObject, request: RequestHandle): Promise<ApprovalOutcome>;
   log(line: string): void;
@@ -271,7 +271,7 @@ export class ToolRouter {
         params: asCalled,
         catalog,
         counters,
-        cannotAsk: this.deps.cannotAsk(),
+        cannotAsk: this.deps.cannotAsk(request),
         definitionShown: how.definitionShown,
         calledAs: how.calledAs,
         ...(how.via === undefined ? {} : { via: how.via }),

@@ -6,12 +6,10 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
 import { frameEnvelope } from "../engine/rpc/frameEnvelope.js";
 import { classifyMessage, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   allowedHostSet,
   BearerTokens,
@@ -21,6 +19,8 @@ import {
   originAllowed,
 } from "./httpGuard.js";
 import { HttpSessionTransport } from "./httpSessionTransport.js";
+import type { MessageTransport } from "./messageTransport.js";
+import { LEGACY_VERSIONS, MODERN_VERSIONS } from "../engine/protocol/eras.js";
 import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
 
 /**
@@ -34,7 +34,7 @@ import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
 
 /** What the endpoint needs of the protocol session it carries messages for (serve's McpSessionEndpoint). */
 export interface McpSessionEndpoint {
-  connect(transport: Transport): Promise<void>;
+  connect(transport: MessageTransport): Promise<void>;
   close(): Promise<void>;
   onclose: (() => void) | undefined;
 }
@@ -186,7 +186,11 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       return;
     }
     const version = req.headers["mcp-protocol-version"];
-    if (typeof version === "string" && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    if (
+      typeof version === "string" &&
+      !LEGACY_VERSIONS.includes(version) &&
+      !MODERN_VERSIONS.includes(version)
+    ) {
       sendError(res, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version '${version}'`);
       return;
     }
@@ -275,7 +279,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       sendError(res, 400, -32600, `Invalid Request: ${classified.reason}`, {}, refusedId());
       return;
     }
-    const message = classified.message as unknown as JSONRPCMessage;
+    const message = classified.message;
     const isInitialize = classified.kind === "request" && classified.message.method === "initialize";
     if (!isInitialize) {
       const live = sessionOf(req, res, token);

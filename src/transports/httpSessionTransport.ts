@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonRpcId, JsonRpcMessage } from "../engine/rpc/jsonRpc.js";
+import type { MessageExtra, MessageTransport } from "./messageTransport.js";
 
 /**
- * One MCP session of the Streamable HTTP transport, as an SDK transport for the session's server.
+ * One MCP session of the Streamable HTTP transport (legacy era), as the session's message transport.
  *
  * A POSTed request is answered on its own HTTP response: as plain JSON when the answer is the first thing
  * the server sends for it (the common case: one write, no event stream), or as an event stream when the
@@ -21,11 +21,11 @@ interface PendingRequest {
 
 const KEEP_ALIVE_MS = 25_000;
 
-export class HttpSessionTransport implements Transport {
+export class HttpSessionTransport implements MessageTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage, extra?: { requestInfo?: { headers: IncomingHttpHeaders } }) => void;
-  private readonly pending = new Map<RequestId, PendingRequest>();
+  onmessage?: (message: JsonRpcMessage, extra?: MessageExtra) => void;
+  private readonly pending = new Map<JsonRpcId, PendingRequest>();
   private standalone: { res: ServerResponse; keepAlive: NodeJS.Timeout } | null = null;
   private closed = false;
 
@@ -48,9 +48,9 @@ export class HttpSessionTransport implements Transport {
   }
 
   /** A POSTed message of this session (already checked). */
-  post(message: JSONRPCMessage, res: ServerResponse, headers: IncomingHttpHeaders): void {
+  post(message: JsonRpcMessage, res: ServerResponse, headers: IncomingHttpHeaders): void {
     if ("method" in message && "id" in message) {
-      const id = message.id;
+      const id = message.id as JsonRpcId;
       if (this.pending.has(id)) {
         this.writeJson(res, 409, {
           jsonrpc: "2.0",
@@ -86,10 +86,10 @@ export class HttpSessionTransport implements Transport {
     return true;
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  async send(message: JsonRpcMessage, options?: { relatedRequestId?: JsonRpcId }): Promise<void> {
     if (this.closed) return;
     if (!("method" in message)) {
-      const id = (message as { id?: RequestId }).id;
+      const id = (message as { id?: JsonRpcId }).id;
       const entry = id === undefined ? undefined : this.pending.get(id);
       // The client went away (or never asked): nobody is waiting for this answer.
       if (entry === undefined || id === undefined) return;
@@ -144,7 +144,7 @@ export class HttpSessionTransport implements Transport {
     this.onclose?.();
   }
 
-  private forget(id: RequestId, entry: PendingRequest): void {
+  private forget(id: JsonRpcId, entry: PendingRequest): void {
     this.pending.delete(id);
     if (entry.keepAlive !== null) clearInterval(entry.keepAlive);
   }

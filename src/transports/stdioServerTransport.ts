@@ -1,20 +1,19 @@
 import type { Readable, Writable } from "node:stream";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { readFrame, refusalId } from "../engine/rpc/inbound.js";
-import { errorResponse } from "../engine/rpc/jsonRpc.js";
+import { errorResponse, type JsonRpcMessage } from "../engine/rpc/jsonRpc.js";
+import type { MessageTransport } from "./messageTransport.js";
 import { LineFramer } from "./lineFramer.js";
 
 /**
- * The client side of `toolgate serve --stdio` as an SDK transport: newline-delimited JSON-RPC on our stdin and
+ * The client side of `toolgate serve --stdio`: newline-delimited JSON-RPC on our stdin and
  * stdout, read with the same strict rules as `wrap` (bounded lines, UTF-8, no duplicate keys, bounded depth,
  * no batches). A frame that fails them is answered with a JSON-RPC error (id null) and never reaches the
  * server. The end of stdin closes the session.
  */
-export class StrictStdioServerTransport implements Transport {
+export class StrictStdioServerTransport implements MessageTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JsonRpcMessage) => void;
   private readonly framer: LineFramer;
   private closed = false;
 
@@ -29,12 +28,10 @@ export class StrictStdioServerTransport implements Transport {
       if (!inbound.ok) {
         this.log(`rejected a client frame (${inbound.problem}): ${inbound.message}`);
         // Under the frame's own id when it is a request with one unambiguous id (the client stops waiting).
-        void this.send(
-          errorResponse(refusalId(inbound), inbound.code, inbound.message) as unknown as JSONRPCMessage,
-        );
+        void this.send(errorResponse(refusalId(inbound), inbound.code, inbound.message));
         return;
       }
-      this.onmessage?.(inbound.message as JSONRPCMessage);
+      this.onmessage?.(inbound.message);
     });
   }
 
@@ -52,7 +49,7 @@ export class StrictStdioServerTransport implements Transport {
     this.output.on("error", this.onError);
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
+  send(message: JsonRpcMessage): Promise<void> {
     if (this.closed) return Promise.resolve();
     const line = JSON.stringify(message) + "\n";
     if (this.output.write(line)) return Promise.resolve();

@@ -1,4 +1,4 @@
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Transport } from "@modelcontextprotocol/client";
 
 /** What a server said in one `notifications/progress`, without the token (the caller has its own). */
 export interface ProgressUpdate {

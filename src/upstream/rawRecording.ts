@@ -1,7 +1,9 @@
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type JSONRPCMessage,
+  type Transport,
+} from "@modelcontextprotocol/client";
 import { parseJsonExact } from "../engine/json/exactNumbers.js";
 import { RawStdioClientTransport } from "./rawRecordingStdio.js";
 import { recordingFetch } from "./rawRecordingFetch.js";

@@ -1,4 +1,4 @@
-import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { FetchLike } from "@modelcontextprotocol/client";
 
 /**
  * A fetch for the SDK's Streamable HTTP and HTTP+SSE client transports that hands `onRaw` the text of each

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { DEFAULT_MAX_FRAME_BYTES, type InboundFrame } from "../engine/rpc/frames.js";
 import { readFrame } from "../engine/rpc/inbound.js";
 import { LineFramer } from "../transports/lineFramer.js";

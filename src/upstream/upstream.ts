@@ -1,17 +1,17 @@
 import { isAbsolute, resolve } from "node:path";
 import type { Readable } from "node:stream";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import type {
-  ClientCapabilities,
-  Implementation,
-  ServerCapabilities,
-  Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+import {
+  Client,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type ClientCapabilities,
+  type Implementation,
+  type ServerCapabilities,
+  type Tool,
+  type Transport,
+} from "@modelcontextprotocol/client";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { ANY_RESULT } from "./anyResult.js";
 import type { McpServerConfig, McpTransport } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
 import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
@@ -88,6 +88,17 @@ export interface Upstream {
 }
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+/**
+ * How long a server may take to answer `server/discover` before it is taken for a legacy one that ignores
+ * methods it does not know (one that answers with an error is known to be legacy at once).
+ */
+const PROBE_TIMEOUT_MS = 5000;
+
+/**
+ * The SDK's stdio transport, probing in place: on its own class the SDK runs the `server/discover` probe
+ * on a second, throwaway process of the same command, which would start every stdio server twice.
+ */
+class InPlaceStdioClientTransport extends StdioClientTransport {}
 export const STDERR_KEEP_CHARS = 16_384;
 const STDERR_IN_MESSAGES = 2000;
 
@@ -163,7 +174,7 @@ function createTransport(
   }
   switch (server.transport) {
     case "stdio": {
-      const transport = new StdioClientTransport({
+      const transport = new InPlaceStdioClientTransport({
         ...stdioLaunch(server, options.baseDir),
         stderr: options.stderr ?? "pipe",
       });
@@ -192,6 +203,23 @@ function createTransport(
 }
 
 /**
+ * The SDK client toolgate reaches a server with: in whichever era the server offers (`server/discover`
+ * first, `initialize` when the server does not understand it), and with a server's own `input_required`
+ * results handed to the caller as they are (serve passes them on to its client).
+ */
+export function upstreamClient(
+  info: Implementation,
+  capabilities: ClientCapabilities,
+  timeoutMs: number,
+): Client {
+  return new Client(info, {
+    capabilities,
+    versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(timeoutMs, PROBE_TIMEOUT_MS) } },
+    inputRequired: { autoFulfill: false },
+  });
+}
+
+/**
  * Connects to `server` and completes the MCP handshake. Throws `E_UPSTREAM_CONNECT` naming the server, how it
  * was reached and why it failed (a command that does not exist, a refused connection, no answer in time, a
  * server that exited, with what its stderr said); nothing is left running after a failure.
@@ -206,9 +234,11 @@ export async function connectUpstream(
     stderr = (stderr + text).slice(-STDERR_KEEP_CHARS);
     options.onStderr?.(text);
   });
-  const client = new Client(options.clientInfo ?? { name: "toolgate", version: "0.1.0" }, {
-    capabilities: options.capabilities ?? {},
-  });
+  const client = upstreamClient(
+    options.clientInfo ?? { name: "toolgate", version: "0.1.0" },
+    options.capabilities ?? {},
+    timeoutMs,
+  );
   let markClosed: () => void = () => {};
   const closed = new Promise<void>((done) => (markClosed = done));
   client.onclose = () => markClosed();
@@ -301,7 +331,7 @@ async function listToolsPage(
   // Passed through as the server sent it, not checked against the SDK's Tool type (which would refuse a
   // whole page for one tool without an inputSchema): the catalog reads each entry itself.
   const list = () =>
-    client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, ResultSchema, {
+    client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, ANY_RESULT, {
       timeout: timeoutMs,
     });
   const { pending, id } = texts === null ? { pending: list(), id: undefined } : texts.capture(list);

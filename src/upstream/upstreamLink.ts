@@ -1,5 +1,4 @@
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { Client, ClientCapabilities } from "@modelcontextprotocol/client";
 import type { McpServerConfig } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
 import type { Upstream, UpstreamOptions } from "./upstream.js";

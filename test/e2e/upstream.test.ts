@@ -90,7 +90,10 @@ describe("connectUpstream over stdio", () => {
         join(ROOT, "test/fixtures/servers"),
       ),
     );
-    const first = await upstream.client.listTools();
+    const first = (await upstream.listToolsPage(undefined)).result as {
+      tools: unknown[];
+      nextCursor?: string;
+    };
     expect(first.tools).toHaveLength(3);
     expect(first.nextCursor).toBe("page-3");
     expect((await upstream.listAllTools()).map((t) => t.name)).toEqual(tools);

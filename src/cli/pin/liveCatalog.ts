@@ -1,10 +1,10 @@
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ResultSchema, type Implementation } from "@modelcontextprotocol/sdk/types.js";
+import type { Implementation } from "@modelcontextprotocol/client";
 import type { McpServerConfig } from "../../engine/model/mcpServers.js";
 import { ToolgateError } from "../../engine/errors.js";
 import { recordingTransport, type RecordingTarget } from "../../upstream/rawRecording.js";
 import { describeTarget } from "../../upstream/serverTarget.js";
-import { stdioLaunch } from "../../upstream/upstream.js";
+import { ANY_RESULT } from "../../upstream/anyResult.js";
+import { stdioLaunch, upstreamClient } from "../../upstream/upstream.js";
 import { parseStrictJson } from "../../engine/json/strictJson.js";
 import { extractToolSchemaTexts } from "../../engine/pins/exactHash.js";
 import type { ToolDefinition } from "../../engine/model/gate.js";
@@ -62,7 +62,7 @@ export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number):
     target,
     (text) => (stderr = (stderr + text).slice(-STDERR_KEEP)),
   );
-  const client = new Client({ name: "toolgate-pin", version: "0.1.0" }, { capabilities: {} });
+  const client = upstreamClient({ name: "toolgate-pin", version: "0.1.0" }, {}, timeoutMs);
   const where = `'${target.name}' (${target.transport}: ${describeTarget(target)})`;
   const withStderr = (reason: string): string =>
     stderr.trim() === "" ? reason : `${reason}; the server's stderr said:\n${stderr.trim()}`;
@@ -93,7 +93,7 @@ export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number):
           const { pending, id } = texts.capture(() =>
             client.request(
               { method: "tools/list", params: cursor === undefined ? {} : { cursor } },
-              ResultSchema,
+              ANY_RESULT,
               { timeout: timeoutMs },
             ),
           );

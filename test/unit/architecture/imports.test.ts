@@ -17,7 +17,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["engine/errors.ts"],
   ["engine/json", "engine/patterns"],
   ["engine/rpc", "engine/schema", "engine/pins"],
-  ["engine/controls"],
+  ["engine/controls", "engine/protocol"],
   ["engine/policy"],
   ["config", "audit"],
   ["session", "transports"],

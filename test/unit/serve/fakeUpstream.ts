@@ -1,10 +1,9 @@
 // An in-process MCP server standing in for an upstream: it lists the given tools, records every call that
 // reaches it and answers `ran <tool>`. Connected through the SDK's in-memory transport, so serve's routing is
-// tested with the real SDK client and server on both sides, without processes.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+// tested with the real SDK client (the v2 line serve uses) and server, without processes.
+import { InMemoryTransport } from "@modelcontextprotocol/client";
+import { Server } from "@modelcontextprotocol/server";
+import { upstreamClient } from "../../../src/upstream/upstream.js";
 import type { McpServerConfig } from "../../../src/engine/model/mcpServers.js";
 import type { Upstream, UpstreamOptions } from "../../../src/upstream/upstream.js";
 import { ProgressTap } from "../../../src/upstream/progressTap.js";
@@ -33,23 +32,20 @@ export function stdioConfig(name: string): McpServerConfig {
 export function fakeConnect(catalogs: FakeCatalogs) {
   return async (config: McpServerConfig, options: UpstreamOptions): Promise<Upstream> => {
     const server = new Server({ name: `fake-${config.name}`, version: "1" }, { capabilities: { tools: {} } });
-    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    server.setRequestHandler("tools/list", async () => ({
       tools: (catalogs.tools[config.name] ?? []).map((name) => ({
         name,
         description: `tool ${name}`,
         inputSchema: { type: "object" as const },
       })),
     }));
-    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    server.setRequestHandler("tools/call", async (request) => {
       catalogs.executed.push(`${config.name}:${request.params.name}`);
       return { content: [{ type: "text" as const, text: `ran ${request.params.name}` }] };
     });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
-    const client = new Client(
-      { name: "toolgate", version: "0" },
-      { capabilities: options.capabilities ?? {} },
-    );
+    const client = upstreamClient({ name: "toolgate", version: "0" }, options.capabilities ?? {}, 5000);
     let markClosed: () => void = () => {};
     const closed = new Promise<void>((resolve) => (markClosed = resolve));
     client.onclose = () => markClosed();
@@ -64,8 +60,11 @@ export function fakeConnect(catalogs: FakeCatalogs) {
       instructions: undefined,
       pid: () => null,
       stderrText: () => "",
-      listAllTools: async () => (await client.listTools()).tools,
-      listToolCatalog: async () => ({ tools: (await client.listTools()).tools, pageTexts: [undefined] }),
+      listAllTools: async () => (await client.listTools()).tools as never,
+      listToolCatalog: async () => ({
+        tools: (await client.listTools()).tools as never,
+        pageTexts: [undefined],
+      }),
       listToolsPage: async (cursor) => ({
         result: await client.listTools(cursor === undefined ? {} : { cursor }),
       }),

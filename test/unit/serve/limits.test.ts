@@ -2,7 +2,6 @@
 // calls, meta invoke); max_requests_total counts every other request too (lists, meta search and describe).
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadPolicyText } from "../../../src/config/policyLoader.js";
 import { compilePolicy } from "../../../src/engine/policy/compile.js";
 import { createPolicyGate } from "../../../src/engine/policy/policyGate.js";
@@ -10,6 +9,7 @@ import { GatewaySession } from "../../../src/serve/gatewaySession.js";
 import type { ServeMode } from "../../../src/serve/serveMode.js";
 import { DEFAULT_BACKOFF } from "../../../src/upstream/upstreamLink.js";
 import { fakeConnect, stdioConfig, type FakeCatalogs } from "./fakeUpstream.js";
+import { linkedPair } from "./inMemory.js";
 
 const open: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -39,7 +39,7 @@ async function session(mode: ServeMode, limits: string, catalogs: FakeCatalogs):
     backoff: DEFAULT_BACKOFF,
     log: () => {},
   });
-  const [a, b] = InMemoryTransport.createLinkedPair();
+  const [a, b] = linkedPair();
   await s.connect(b);
   const client = new Client({ name: "t", version: "1" });
   await client.connect(a);

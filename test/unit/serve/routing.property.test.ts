@@ -1,7 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadPolicyText } from "../../../src/config/policyLoader.js";
 import { compilePolicy } from "../../../src/engine/policy/compile.js";
 import type { ToolGate } from "../../../src/engine/model/gate.js";
@@ -13,6 +12,7 @@ import type { ServeMode } from "../../../src/serve/serveMode.js";
 import { exposedName } from "../../../src/serve/naming.js";
 import { DEFAULT_BACKOFF } from "../../../src/upstream/upstreamLink.js";
 import { fakeConnect, stdioConfig, type FakeCatalogs } from "./fakeUpstream.js";
+import { linkedPair } from "./inMemory.js";
 
 const SERVERS = ["alpha", "beta", "gamma"];
 const toolName = fc.stringMatching(/^[a-z][a-z_]{0,5}$/);
@@ -89,7 +89,7 @@ describe("serve: what the client was not shown is refused without reaching a ser
           backoff: DEFAULT_BACKOFF,
           log: () => {},
         });
-        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+        const [clientSide, serverSide] = linkedPair();
         await session.connect(serverSide);
         const client = new Client({ name: "prop", version: "1" });
         await client.connect(clientSide);

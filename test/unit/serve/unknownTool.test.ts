@@ -7,9 +7,11 @@ import { GatewaySession } from "../../../src/serve/gatewaySession.js";
 import { DEFAULT_BACKOFF } from "../../../src/upstream/upstreamLink.js";
 import { fakeConnect, stdioConfig } from "./fakeUpstream.js";
 
-async function connected(server: { connect(t: InMemoryTransport): Promise<void> }): Promise<Client> {
+async function connected(
+  server: { connect(t: InMemoryTransport): Promise<void> } | GatewaySession,
+): Promise<Client> {
   const [a, b] = InMemoryTransport.createLinkedPair();
-  await server.connect(b);
+  await (server as { connect(t: unknown): Promise<void> }).connect(b);
   const client = new Client({ name: "t", version: "1" });
   await client.connect(a);
   return client;

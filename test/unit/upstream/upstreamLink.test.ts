@@ -2,13 +2,13 @@
 // backoff after a failure, failing fast (never waiting) while down.
 import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { McpServerConfig } from "../../../src/engine/model/mcpServers.js";
 import type { Upstream, UpstreamOptions } from "../../../src/upstream/upstream.js";
 import { allowAllGate } from "../../../src/engine/policy/policyGate.js";
 import { GatewaySession } from "../../../src/serve/gatewaySession.js";
 import { UpstreamLink, UpstreamUnavailable } from "../../../src/upstream/upstreamLink.js";
 import { fakeConnect, stdioConfig } from "../serve/fakeUpstream.js";
+import { linkedPair } from "../serve/inMemory.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -132,7 +132,7 @@ describe("GatewaySession over a link whose transport fails", () => {
       backoff: { initialMs: 30, maxMs: 100, stableMs: 10_000 },
       log: (l) => logs.push(l),
     });
-    const [a, b] = InMemoryTransport.createLinkedPair();
+    const [a, b] = linkedPair();
     await session.connect(b);
     const client = new Client({ name: "t", version: "1" });
     await client.connect(a);
