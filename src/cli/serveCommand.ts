@@ -8,6 +8,7 @@ import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
 import { formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
 import { connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
+import { MIN_STATE_KEY_BYTES, RequestStateCodec } from "../engine/protocol/requestState.js";
 import { GatewaySession } from "../serve/gatewaySession.js";
 import type { ServeMode } from "../serve/serveMode.js";
 import { buildSessionContext } from "../serve/sessionContext.js";
@@ -279,7 +280,19 @@ async function serve(flags: ServeFlags): Promise<number | null> {
   // Decision spans when OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) is set; nothing loaded otherwise.
   audit = await withTelemetry(audit, { log });
 
-  const newSession = (c: ClientContext, sessionId: string): GatewaySession => {
+  const secret = process.env.TOOLGATE_STATE_SECRET;
+  if (secret !== undefined && secret !== "" && Buffer.byteLength(secret) < MIN_STATE_KEY_BYTES) {
+    return fail(
+      `TOOLGATE_STATE_SECRET must be at least ${MIN_STATE_KEY_BYTES} bytes (it signs approval states)`,
+    );
+  }
+  // One key per process unless given: replicas checking each other's states need the same secret.
+  const requestStates =
+    secret === undefined || secret === ""
+      ? RequestStateCodec.ephemeral()
+      : new RequestStateCodec(Buffer.from(secret, "utf8"));
+
+  const newSession = (c: ClientContext, sessionId: string, principal?: string): GatewaySession => {
     const built = buildSessionContext(c.config, c.selection, policy, c.client);
     if (!built.ok) throw new Error(built.diagnostics.map(formatDiagnostic).join("; "));
     return new GatewaySession({
@@ -297,6 +310,8 @@ async function serve(flags: ServeFlags): Promise<number | null> {
       verbose: flags.verbose === true,
       maxFrameBytes: flags.maxFrameBytes,
       approvals,
+      requestStates,
+      ...(principal === undefined ? {} : { principal, persistent: true }),
       log,
     });
   };
@@ -329,7 +344,7 @@ async function serveStdio(
 async function serveHttp(
   flags: ServeFlags,
   clients: ClientContext[],
-  newSession: (c: ClientContext, id: string) => GatewaySession,
+  newSession: (c: ClientContext, id: string, principal?: string) => GatewaySession,
   audit: AuditSink | null,
   log: (line: string) => void,
 ): Promise<number | null> {
@@ -347,6 +362,13 @@ async function serveHttp(
       ...(flags.maxSessionsPerToken === undefined ? {} : { maxSessionsPerToken: flags.maxSessionsPerToken }),
       idleTimeoutMs: flags.sessionIdleTimeout * 1000,
       createSession: (identity, sessionId) => newSession(identity.context, sessionId),
+      // The token (its digest) is the principal of every request of the modern era.
+      createPrincipal: (identity) =>
+        newSession(
+          identity.context,
+          `modern-${identity.digest.toString("hex").slice(0, 16)}`,
+          identity.digest.toString("hex"),
+        ),
       log,
     });
   } catch (error) {

@@ -1,6 +1,7 @@
 import { ProtocolError, SdkError } from "@modelcontextprotocol/client";
 import { nestedDeeperThan } from "../engine/json/strictJson.js";
-import { INTERNAL_ERROR } from "../engine/rpc/jsonRpc.js";
+import { META } from "../engine/protocol/eras.js";
+import { INTERNAL_ERROR, isJsonObject } from "../engine/rpc/jsonRpc.js";
 import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
 import { ANY_RESULT } from "../upstream/anyResult.js";
 import { UpstreamUnavailable } from "../upstream/upstreamLink.js";
@@ -23,10 +24,17 @@ export async function forwardRequest(
   params: Json,
   scope: RequestScope,
   timeoutMs: number,
+  logLevel?: string,
 ): Promise<Json> {
   const upstream = await slot.link.ready();
-  const meta = params._meta as Json | undefined;
-  const clientToken = meta?.progressToken as string | number | undefined;
+  const modernServer = upstream.client.getProtocolEra() === "modern";
+  const meta = { ...((params._meta as Json | undefined) ?? {}) };
+  if (modernServer) {
+    // The modern era takes the log level and what the client can be asked with each request.
+    if (logLevel !== undefined) meta[META.logLevel] = logLevel;
+    if (scope.era === "modern") meta[META.clientCapabilities] = askable(scope.clientCapabilities);
+  }
+  const clientToken = meta.progressToken as string | number | undefined;
   const timeout = new AbortController();
   const expired = () => timeout.abort();
   let timer = setTimeout(expired, timeoutMs);
@@ -39,15 +47,30 @@ export async function forwardRequest(
           // Sent now, synchronously queued ahead of the answer that may follow in the same read.
           scope.notify("notifications/progress", { ...update, progressToken: clientToken });
         });
-  const forwarded = route === null ? params : { ...params, _meta: { ...meta, progressToken: route.token } };
-  try {
-    const answer = (await upstream.client.request({ method, params: forwarded }, ANY_RESULT, {
-      signal: AbortSignal.any([scope.signal, timeout.signal]),
+  if (route !== null) meta.progressToken = route.token;
+  const { _meta: _, ...rest } = params;
+  const forwarded: Json = Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta };
+  const signal = AbortSignal.any([scope.signal, timeout.signal]);
+  const send = async (p: Json): Promise<Json> =>
+    (await upstream.client.request({ method, params: p }, ANY_RESULT, {
+      signal,
       // Our own timer bounds it (reset by progress the SDK never sees); the SDK's must not fire first.
       timeout: 2 ** 31 - 1,
       // A server's own input_required result is the client's to answer (the caller passes it on).
       allowInputRequired: true,
     })) as Json;
+  try {
+    let answer = await send(forwarded);
+    const kind = answer.resultType;
+    if (kind !== undefined && kind !== "complete" && kind !== "input_required") {
+      throw new RelayedError(
+        INTERNAL_ERROR,
+        `MCP server '${slot.name}' answered ${method} with resultType '${String(kind)}', which toolgate does not know; the answer was refused`,
+      );
+    }
+    // A legacy client cannot take an input_required result: toolgate asks it the server's questions itself.
+    if (kind === "input_required" && scope.ask !== null)
+      answer = await fulfil(answer, forwarded, send, scope, timeoutMs);
     if (nestedDeeperThan(answer, MAX_FRAME_DEPTH)) {
       // Bounded like every frame toolgate reads; refused with an error, never left unanswered.
       throw new RelayedError(
@@ -84,6 +107,53 @@ export async function forwardRequest(
     clearTimeout(timer);
     route?.close();
   }
+}
+
+const MAX_INPUT_ROUNDS = 8;
+
+/**
+ * A modern server's `input_required` for a legacy client: each input request is put to the client as the
+ * request it is in the legacy era (elicitation, sampling, roots), and the call is retried with the answers
+ * and the server's state, until the server completes (at most {@link MAX_INPUT_ROUNDS} rounds).
+ */
+async function fulfil(
+  first: Json,
+  forwarded: Json,
+  send: (params: Json) => Promise<Json>,
+  scope: RequestScope,
+  timeoutMs: number,
+): Promise<Json> {
+  let answer = first;
+  for (let round = 0; round < MAX_INPUT_ROUNDS && answer.resultType === "input_required"; round++) {
+    const requests = isJsonObject(answer.inputRequests) ? answer.inputRequests : {};
+    const responses: Json = {};
+    for (const [key, request] of Object.entries(requests)) {
+      if (!isJsonObject(request) || typeof request.method !== "string") continue;
+      responses[key] = await scope.ask!(
+        request.method,
+        isJsonObject(request.params) ? request.params : {},
+        timeoutMs,
+      );
+    }
+    const retry: Json = { ...forwarded, inputResponses: responses };
+    if (typeof answer.requestState === "string") retry.requestState = answer.requestState;
+    answer = await send(retry);
+  }
+  if (answer.resultType === "input_required") {
+    throw new RelayedError(
+      INTERNAL_ERROR,
+      `the server still asked for input after ${MAX_INPUT_ROUNDS} rounds`,
+    );
+  }
+  return answer;
+}
+
+/** What a server may ask the client for through toolgate (it passes the questions on). */
+function askable(capabilities: Json): Json {
+  const out: Json = {};
+  for (const key of ["roots", "sampling", "elicitation"])
+    if (capabilities[key] !== undefined) out[key] = capabilities[key];
+  return out;
 }
 
 export function messageOf(error: unknown): string {

@@ -2,12 +2,14 @@ import { resolve } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import type { AuditSink } from "../audit/sink.js";
 import type { ApprovalKeyring } from "../engine/model/approval.js";
-import { LOG_LEVELS, type Era } from "../engine/protocol/eras.js";
+import { LOG_LEVELS, META, type Era } from "../engine/protocol/eras.js";
 import type { ServerIdentity } from "../engine/protocol/resultShape.js";
 import { INVALID_PARAMS, isJsonObject, type JsonObject } from "../engine/rpc/jsonRpc.js";
 import { nestedDeeperThan } from "../engine/json/strictJson.js";
 import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
-import type { ApprovalClaims } from "../session/approvalClaims.js";
+import { MemoryApprovalClaims, type ApprovalClaims } from "../session/approvalClaims.js";
+import { RequestStateCodec } from "../engine/protocol/requestState.js";
+import { ApprovalRounds } from "./approvalRounds.js";
 import { readApprovalAnswer, type ApprovalOutcome } from "../session/approvalQuestion.js";
 import { clientElicitsForms } from "../session/clientCapabilities.js";
 import type { ServerView } from "../session/serverView.js";
@@ -23,19 +25,14 @@ import {
   type ConnectUpstream,
 } from "../upstream/upstreamLink.js";
 import { ClientLink, type ClientHandler, type RequestScope } from "./clientLink.js";
-import { decodeCursor, encodeCursor, type ListPosition } from "./cursor.js";
+
 import { forwardRequest, messageOf } from "./forwardRequest.js";
-import { exposedName, exposedResourceUri, splitExposedName, splitResourceUri } from "./naming.js";
+import { exposedResourceUri } from "./naming.js";
 import { isTimeout, relayed, RelayedError } from "./relay.js";
 import type { SessionContext } from "./sessionContext.js";
 import type { ServeMode } from "./serveMode.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
-import {
-  rewritePromptResult,
-  rewriteReadResult,
-  rewriteResourceList,
-  rewriteTemplateList,
-} from "./uriRewrite.js";
+import { ResourceRouter } from "./resourceRouter.js";
 
 export interface SessionOptions {
   mode: ServeMode;
@@ -59,6 +56,12 @@ export interface SessionOptions {
   maxFrameBytes?: number;
   /** The keys approval artifacts must be signed with and the process's store of spent ids. */
   approvals?: { keys: ApprovalKeyring; claims: ApprovalClaims };
+  /** Signs the `requestState` of toolgate's approval questions in the modern era (default: a key of its own). */
+  requestStates?: RequestStateCodec;
+  /** Who this session serves, as toolgate's request states name it (default: the session id). */
+  principal?: string;
+  /** Serves a principal's modern-era exchanges: stays open when its connections come and go. */
+  persistent?: boolean;
   /** One readable line per decision on stderr. */
   verbose?: boolean;
   log: (line: string) => void;
@@ -70,7 +73,6 @@ type Json = Record<string, unknown>;
 
 /** What an upstream server may ask the client, forwarded to this session's client and answered back. */
 const SERVER_TO_CLIENT_REQUESTS = new Set(["sampling/createMessage", "elicitation/create", "roots/list"]);
-const MAX_EMPTY_PAGES = 1000;
 
 export const SERVE_SERVER_INFO: ServerIdentity = { name: "toolgate", version: "0.1.0" };
 const METHOD_NOT_FOUND = -32601;
@@ -89,6 +91,7 @@ export class GatewaySession implements ClientHandler {
   private readonly order: string[];
   private readonly session: ToolSession;
   private readonly tools: ToolRouter;
+  private readonly resources: ResourceRouter;
   /** The client's connections: one for stdio and a legacy HTTP session. */
   private readonly links = new Set<ClientLink>();
   /** Client requests waiting on each server, oldest first: where a server's own messages are related to. */
@@ -96,6 +99,8 @@ export class GatewaySession implements ClientHandler {
   private logLevel: string | null = null;
   /** Resource subscriptions per server (the server's own URIs), renewed after a reconnection. */
   private readonly subscriptions = new Map<string, Set<string>>();
+  /** Modern clients' `subscriptions/listen` streams, with what each asked for. */
+  private readonly listeners = new Set<{ scope: RequestScope; honored: Set<string> }>();
   private closed = false;
   private readonly approvalTimeoutMs: number;
   onclose: (() => void) | undefined;
@@ -149,6 +154,21 @@ export class GatewaySession implements ClientHandler {
       forward: (slot, method, params, scope) => this.forward(slot, method, params, scope as RequestScope),
       cannotAsk: (scope) => this.cannotAsk(scope as RequestScope),
       askApproval: (question, scope) => this.askApproval(question, scope as RequestScope),
+      eraOf: (scope) => (scope as RequestScope).era,
+      headersOf: (scope) => (scope as RequestScope).headers,
+      rounds: new ApprovalRounds({
+        codec: options.requestStates ?? RequestStateCodec.ephemeral(),
+        claims: options.approvals?.claims ?? new MemoryApprovalClaims(),
+        principal: options.principal ?? options.sessionId,
+        ttlMs: this.approvalTimeoutMs,
+      }),
+      log: options.log,
+    });
+    this.resources = new ResourceRouter({
+      slots: this.slots,
+      order: this.order,
+      forward: (slot, method, params, scope) => this.forward(slot, method, params, scope),
+      subscriptions: this.subscriptions,
       log: options.log,
     });
   }
@@ -195,7 +215,7 @@ export class GatewaySession implements ClientHandler {
 
   linkClosed(link: ClientLink): void {
     this.links.delete(link);
-    if (this.links.size === 0) void this.shutdown();
+    if (this.links.size === 0 && this.options.persistent !== true) void this.shutdown();
   }
 
   notification(method: string, _params: JsonObject): void {
@@ -225,21 +245,24 @@ export class GatewaySession implements ClientHandler {
       case "tools/list":
         return this.tools.list(scope.id);
       case "resources/list":
-        return this.aggregatedList("resources/list", "resources", params, scope);
+        return this.resources.list("resources/list", "resources", params, scope);
       case "resources/templates/list":
-        return this.aggregatedList("resources/templates/list", "resourceTemplates", params, scope);
+        return this.resources.list("resources/templates/list", "resourceTemplates", params, scope);
       case "prompts/list":
-        return this.aggregatedList("prompts/list", "prompts", params, scope);
+        return this.resources.list("prompts/list", "prompts", params, scope);
       case "resources/read":
       case "resources/subscribe":
       case "resources/unsubscribe":
-        return this.resourceRequest(method, params, scope);
+        return this.resources.resource(method, params, scope);
       case "prompts/get":
-        return this.getPrompt(params, scope);
+        return this.resources.prompt(params, scope);
       case "completion/complete":
-        return this.complete(params, scope);
+        return this.resources.complete(params, scope);
       case "logging/setLevel":
         return this.setLogLevel(params.level);
+      case "subscriptions/listen":
+        if (scope.era !== "modern") throw new RelayedError(METHOD_NOT_FOUND, "Method not found");
+        return this.listen(params, scope);
       default:
         throw new RelayedError(METHOD_NOT_FOUND, "Method not found");
     }
@@ -249,122 +272,6 @@ export class GatewaySession implements ClientHandler {
   private countRequest(method: string, requestId: string | number): void {
     const refused = this.session.limitRequest(requestId, method, this.session.countRequest(false));
     if (refused !== null) throw new RelayedError(refused.code, refused.message, refused.data);
-  }
-
-  private slotOf(server: string): ServerSlot | undefined {
-    return this.slots.get(server);
-  }
-
-  /**
-   * One page of an aggregated list: one page of one server, servers in mcp.json order; the cursor names the
-   * server and its own cursor. Servers that are down or lack the capability are skipped (and logged).
-   */
-  private async aggregatedList(
-    method: "resources/list" | "resources/templates/list" | "prompts/list",
-    field: "resources" | "resourceTemplates" | "prompts",
-    params: Json,
-    scope: RequestScope,
-  ): Promise<Json> {
-    let position: ListPosition | null;
-    if (params.cursor === undefined) {
-      position = this.order.length === 0 ? null : { server: this.order[0]!, cursor: null };
-    } else {
-      position = typeof params.cursor === "string" ? decodeCursor(params.cursor, this.order) : null;
-      if (position === null) throw new RelayedError(INVALID_PARAMS, "Invalid cursor");
-    }
-    const capability = method === "prompts/list" ? "prompts" : "resources";
-    for (let page = 0; position !== null && page < MAX_EMPTY_PAGES; page++) {
-      const index = this.order.indexOf(position.server);
-      const slot = this.slots.get(position.server)!;
-      const following: ListPosition | null =
-        index + 1 < this.order.length ? { server: this.order[index + 1]!, cursor: null } : null;
-      let items: unknown[] = [];
-      let next = following;
-      try {
-        const upstream = await slot.link.ready();
-        if (upstream.capabilities[capability] !== undefined) {
-          const result = await this.forward(
-            slot,
-            method,
-            position.cursor === null ? {} : { cursor: position.cursor },
-            scope,
-          );
-          const listed = Array.isArray(result[field]) ? (result[field] as unknown[]) : [];
-          items =
-            field === "resources"
-              ? rewriteResourceList(listed, slot.name)
-              : field === "resourceTemplates"
-                ? rewriteTemplateList(listed, slot.name)
-                : listed.map((p) =>
-                    typeof p === "object" && p !== null && typeof (p as Json).name === "string"
-                      ? { ...(p as Json), name: exposedName(slot.name, (p as Json).name as string) }
-                      : p,
-                  );
-          if (typeof result.nextCursor === "string") next = { server: slot.name, cursor: result.nextCursor };
-        }
-      } catch (error) {
-        if (scope.signal.aborted) throw error;
-        this.options.log(`${method}: skipped MCP server '${slot.name}': ${messageOf(error)}`);
-      }
-      if (items.length > 0 || next === null) {
-        return next === null ? { [field]: items } : { [field]: items, nextCursor: encodeCursor(next) };
-      }
-      position = next;
-    }
-    return { [field]: [] };
-  }
-
-  private async resourceRequest(method: string, params: Json, scope: RequestScope): Promise<Json> {
-    const uri = params.uri;
-    const split = typeof uri === "string" ? splitResourceUri(uri) : null;
-    const slot = split === null ? undefined : this.slotOf(split.server);
-    if (split === null || slot === undefined) {
-      throw new RelayedError(INVALID_PARAMS, `Resource ${String(uri)} not found`);
-    }
-    const result = await this.forward(slot, method, { ...params, uri: split.uri }, scope);
-    if (method === "resources/subscribe" || method === "resources/unsubscribe") {
-      const set = this.subscriptions.get(slot.name) ?? new Set<string>();
-      if (method === "resources/subscribe") set.add(split.uri);
-      else set.delete(split.uri);
-      this.subscriptions.set(slot.name, set);
-      return result;
-    }
-    return rewriteReadResult(result, slot.name);
-  }
-
-  private async getPrompt(params: Json, scope: RequestScope): Promise<Json> {
-    const name = params.name;
-    const split = typeof name === "string" ? splitExposedName(name) : null;
-    const slot = split === null ? undefined : this.slotOf(split.server);
-    if (split === null || slot === undefined) {
-      throw new RelayedError(INVALID_PARAMS, `Prompt ${String(name)} not found`);
-    }
-    const result = await this.forward(slot, "prompts/get", { ...params, name: split.name }, scope);
-    return rewritePromptResult(result, slot.name);
-  }
-
-  private async complete(params: Json, scope: RequestScope): Promise<Json> {
-    const ref = params.ref as Json | undefined;
-    let routed: { slot: ServerSlot; ref: Json } | null = null;
-    if (ref !== undefined && ref !== null && typeof ref === "object") {
-      if (ref.type === "ref/prompt" && typeof ref.name === "string") {
-        const split = splitExposedName(ref.name);
-        const slot = split === null ? undefined : this.slotOf(split.server);
-        if (split !== null && slot !== undefined) routed = { slot, ref: { ...ref, name: split.name } };
-      } else if (ref.type === "ref/resource" && typeof ref.uri === "string") {
-        const split = splitResourceUri(ref.uri);
-        const slot = split === null ? undefined : this.slotOf(split.server);
-        if (split !== null && slot !== undefined) routed = { slot, ref: { ...ref, uri: split.uri } };
-      }
-    }
-    if (routed === null) {
-      throw new RelayedError(INVALID_PARAMS, `Invalid completion reference: ${JSON.stringify(ref)}`);
-    }
-    const upstream = await routed.slot.link.ready();
-    if (upstream.capabilities.completions === undefined) {
-      return { completion: { values: [], hasMore: false } };
-    }
-    return this.forward(routed.slot, "completion/complete", { ...params, ref: routed.ref }, scope);
   }
 
   /** legacy `logging/setLevel`: the level applies to every server of the session, now and after reconnecting. */
@@ -391,21 +298,45 @@ export class GatewaySession implements ClientHandler {
     waiting.push(scope);
     this.inFlight.set(slot.name, waiting);
     try {
-      return await forwardRequest(slot, method, params, scope, this.options.requestTimeoutMs);
+      const logLevel =
+        scope.envelope?.logLevel ?? (scope.era === "legacy" ? this.logLevel : null) ?? undefined;
+      return await forwardRequest(slot, method, params, scope, this.options.requestTimeoutMs, logLevel);
     } finally {
       const at = waiting.lastIndexOf(scope);
       if (at >= 0) waiting.splice(at, 1);
     }
   }
 
+  /**
+   * `subscriptions/listen` (modern era): acknowledged with what toolgate will send (list changes of tools,
+   * prompts and resources; resource subscriptions are not offered), then open until the client ends it.
+   */
+  private listen(params: Json, scope: RequestScope): Promise<Json> {
+    const wanted = isJsonObject(params.notifications) ? params.notifications : {};
+    const honored = new Set(LISTENABLE.filter((key) => wanted[key] === true));
+    const id = { [META.subscriptionId]: scope.id };
+    scope.notify("notifications/subscriptions/acknowledged", {
+      notifications: Object.fromEntries([...honored].map((key) => [key, true])),
+      _meta: id,
+    });
+    const listener = { scope, honored };
+    this.listeners.add(listener);
+    return new Promise((resolve) => {
+      const end = (): void => {
+        this.listeners.delete(listener);
+        resolve({ _meta: id });
+      };
+      if (scope.signal.aborted) end();
+      else scope.signal.addEventListener("abort", end, { once: true });
+    });
+  }
+
   /** `null` when the person behind this request's client can be asked (form-mode elicitation); else why not. */
   private cannotAsk(scope: RequestScope): string | null {
-    if (scope.ask === null) {
-      return "the client speaks protocol revision 2026-07-28, which toolgate cannot ask through yet";
-    }
-    return clientElicitsForms({ capabilities: scope.clientCapabilities })
-      ? null
-      : "the client did not declare form-mode elicitation in initialize";
+    if (clientElicitsForms({ capabilities: scope.clientCapabilities })) return null;
+    return scope.era === "legacy"
+      ? "the client did not declare form-mode elicitation in initialize"
+      : "the request's client capabilities do not declare form-mode elicitation";
   }
 
   /**
@@ -529,15 +460,29 @@ export class GatewaySession implements ClientHandler {
   private notifyClient(method: string, params?: Json, related?: RequestScope): void {
     if (this.closed) return;
     if (related !== undefined) {
+      // A modern request gets log messages only when it asked for them, at its level or above.
+      if (method === "notifications/message" && related.era === "modern" && !wantsLog(related, params))
+        return;
       related.notify(method, params);
       return;
     }
     this.legacyLink()?.notify(method, params);
+    const key = LISTEN_KEYS[method];
+    if (key === undefined) return;
+    for (const { scope, honored } of this.listeners) {
+      if (honored.has(key)) scope.notify(method, { ...params, _meta: { [META.subscriptionId]: scope.id } });
+    }
   }
 
   /** After each connection: the session's logging level and subscriptions apply to the new connection too. */
   private upstreamUp(server: string, upstream: Upstream, reconnected: boolean): void {
     if (this.logLevel !== null) void setUpstreamLevel(upstream, this.logLevel).catch(() => {});
+    if (upstream.client.getProtocolEra() === "modern") {
+      // A modern server announces changes only on a listen stream: toolgate keeps one open per connection.
+      void upstream.client
+        .listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true })
+        .catch((e: unknown) => this.options.log(`[${server}] subscriptions/listen failed: ${messageOf(e)}`));
+    }
     if (!reconnected) return;
     if (upstream.client.getProtocolEra() !== "modern") {
       for (const uri of this.subscriptions.get(server) ?? []) {
@@ -548,6 +493,21 @@ export class GatewaySession implements ClientHandler {
     // Its catalog may have changed while it was away.
     if (this.options.mode === "direct") this.notifyClient("notifications/tools/list_changed");
   }
+}
+
+/** What a listen stream may ask for, and the notification each stands for. */
+const LISTENABLE = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"];
+const LISTEN_KEYS: Record<string, string> = {
+  "notifications/tools/list_changed": "toolsListChanged",
+  "notifications/prompts/list_changed": "promptsListChanged",
+  "notifications/resources/list_changed": "resourcesListChanged",
+};
+
+function wantsLog(scope: RequestScope, params: Json | undefined): boolean {
+  const wanted = scope.envelope?.logLevel;
+  if (wanted === undefined) return false;
+  const level = typeof params?.level === "string" ? LOG_LEVELS.indexOf(params.level) : -1;
+  return level >= LOG_LEVELS.indexOf(wanted);
 }
 
 /** `logging/setLevel` for a legacy server that logs; a modern server takes the level with each request. */

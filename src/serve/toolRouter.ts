@@ -3,6 +3,7 @@ import type { SessionCounters } from "../engine/model/decision.js";
 import type { JsonObject } from "../engine/rpc/jsonRpc.js";
 import { denyResult, LIST_NOT_RECORDED, type ToolResult } from "../session/answers.js";
 import type { ApprovalOutcome } from "../session/approvalQuestion.js";
+import { INVALID_PARAMS } from "../engine/rpc/jsonRpc.js";
 import type { CallStep } from "../session/callPipeline.js";
 import type { ServerView } from "../session/serverView.js";
 import type { CatalogState } from "../session/toolCatalog.js";
@@ -30,6 +31,19 @@ import { RelayedError } from "./relay.js";
 import { searchTools } from "./search.js";
 import type { ServeMode } from "./serveMode.js";
 import { rewriteToolResult } from "./uriRewrite.js";
+import type { Era } from "../engine/protocol/eras.js";
+import { paramHeaderMismatch, type HeaderBag } from "../engine/protocol/mirroredHeaders.js";
+import { readApprovalAnswer } from "../session/approvalQuestion.js";
+import type { ApprovalRounds, RetryReading } from "./approvalRounds.js";
+
+/** How one call came: its era, and (modern) what its retry carries of toolgate's own state. */
+interface CallRound {
+  era: Era;
+  retry: RetryReading;
+  /** The tool as called and its arguments: what toolgate's state is bound to. */
+  calledAs: string;
+  args: unknown;
+}
 
 type Json = Record<string, unknown>;
 
@@ -57,8 +71,14 @@ export interface RouterDeps {
   forward(slot: ServerSlot, method: string, params: Json, request: RequestHandle): Promise<Json>;
   /** `null` when the person behind this request's client can be asked (form-mode elicitation); else why not. */
   cannotAsk(request: RequestHandle): string | null;
-  /** Puts an approval question to the client's person (MCP elicitation) while the call waits. */
+  /** Puts an approval question to the client's person (MCP elicitation) while the call waits (legacy). */
   askApproval(question: JsonObject, request: RequestHandle): Promise<ApprovalOutcome>;
+  /** The era the request speaks. */
+  eraOf(request: RequestHandle): Era;
+  /** A modern HTTP request's headers (mirroring parts of the body), else `undefined`. */
+  headersOf(request: RequestHandle): HeaderBag | undefined;
+  /** Approval in the modern era: toolgate's `input_required` question and the state of its retries. */
+  rounds: ApprovalRounds;
   log(line: string): void;
 }
 
@@ -140,21 +160,71 @@ export class ToolRouter {
 
   // ---- calling ------------------------------------------------------------------------------------------
 
+  /** How a call came: in the legacy era always fresh; in the modern one, with what its retry carries. */
+  private round(era: Era, params: Json, calledAs: string, args: unknown): CallRound {
+    const retry: RetryReading =
+      era === "modern" ? this.deps.rounds.read(params, calledAs, args) : { kind: "fresh", params };
+    return { era, retry, calledAs, args };
+  }
+
+  /**
+   * A modern HTTP call mirrors the arguments its tool marks with `x-mcp-header` in `Mcp-Param-*` headers:
+   * they must agree with the body (else HeaderMismatch), checked against the definition the client was
+   * shown, before anything is decided or forwarded.
+   */
+  private checkParamHeaders(
+    request: RequestHandle,
+    era: Era,
+    slot: ServerSlot,
+    tool: string,
+    args: unknown,
+  ): void {
+    const headers = this.deps.headersOf(request);
+    if (era !== "modern" || headers === undefined) return;
+    const definition = slot.link.lastKnownTools?.tools.get(tool);
+    if (definition === undefined) return;
+    const mismatch = paramHeaderMismatch(headers, definition.inputSchema, args);
+    if (mismatch !== null) throw new RelayedError(mismatch.code, mismatch.message, mismatch.data);
+  }
+
+  /** A retry with a state toolgate refuses is recorded and answered with Invalid params; nothing is forwarded. */
+  private refuseBadState(requestId: string | number, slot: ServerSlot, tool: string, round: CallRound): void {
+    if (round.retry.kind !== "refused") return;
+    const reason = `the requestState of this retry was refused: ${round.retry.reason}`;
+    this.deps.session.refusedRetry(requestId, slot.view, tool, reason, round.args);
+    throw new RelayedError(INVALID_PARAMS, `Invalid requestState: ${round.retry.reason}`, {
+      reason: "invalid_request_state",
+    });
+  }
+
   async call(requestId: string | number, params: Json, request: RequestHandle): Promise<Json> {
     const name = params.name;
     if (typeof name !== "string") {
       throw new RelayedError(-32602, "Invalid params: tools/call needs params.name, a string");
     }
-    if (this.deps.mode === "direct") return this.directCall(requestId, name, params, request);
-    return this.metaCall(requestId, name, params, request);
+    const era = this.deps.eraOf(request);
+    if (this.deps.mode === "direct") return this.directCall(requestId, name, params, request, era);
+    return this.metaCall(requestId, name, params, request, era);
   }
 
-  private unknown(name: string): ToolResult {
+  /**
+   * A missing (or hidden) tool, answered as the MCP SDK of the client's era answers one: the v1 line with an
+   * error result, the v2 line (the modern era's) with Invalid params.
+   */
+  private unknown(name: string, era: Era): ToolResult {
+    if (era === "modern") throw new RelayedError(INVALID_PARAMS, `Tool ${name} not found`);
     return this.unknownTool.answer(0, name).result as ToolResult;
   }
 
-  private async directCall(requestId: string | number, name: string, params: Json, request: RequestHandle) {
-    const counters = this.deps.session.countRequest(true);
+  private async directCall(
+    requestId: string | number,
+    name: string,
+    params: Json,
+    request: RequestHandle,
+    era: Era,
+  ) {
+    const round = this.round(era, params, name, params.arguments);
+    const counters = this.deps.session.countRequest(round.retry.kind === "fresh");
     const split = splitExposedName(name);
     const slot = split === null ? undefined : this.deps.slots.get(split.server);
     if (split === null || slot === undefined) {
@@ -163,36 +233,70 @@ export class ToolRouter {
           ? `'${name}' is not of the form <server>__<tool>`
           : `no enabled MCP server '${split.server}'`;
       this.deps.session.absentName(requestId, name, reason, params.arguments);
-      return this.unknown(name);
+      return this.unknown(name, era);
     }
-    return this.decide(requestId, slot, split.name, params.arguments, params, request, counters, {
-      absent: () => this.unknown(name),
-      definitionShown: true,
-      calledAs: name,
-    });
+    this.refuseBadState(requestId, slot, split.name, round);
+    this.checkParamHeaders(request, era, slot, split.name, params.arguments);
+    return this.decide(
+      requestId,
+      slot,
+      split.name,
+      params.arguments,
+      retried(round, params),
+      request,
+      counters,
+      {
+        absent: () => this.unknown(name, era),
+        definitionShown: true,
+        calledAs: name,
+        round,
+      },
+    );
   }
 
-  private async metaCall(requestId: string | number, name: string, params: Json, request: RequestHandle) {
+  private async metaCall(
+    requestId: string | number,
+    name: string,
+    params: Json,
+    request: RequestHandle,
+    era: Era,
+  ) {
     const { session } = this.deps;
     const meta = parseMetaToolName(name);
     const slot = meta === null ? undefined : this.deps.slots.get(meta.server);
     if (meta === null || slot === undefined) {
       session.countRequest(true);
       session.absentName(requestId, name, `'${name}' is not a meta tool of this session`, params.arguments);
-      return this.unknown(name);
+      return this.unknown(name, era);
     }
     const read = readMetaArguments(meta.kind, params.arguments);
-    const counters = session.countRequest(read.ok && read.value.kind === "invoke");
+    const invoked = read.ok && read.value.kind === "invoke" ? read.value : null;
+    const round =
+      invoked === null
+        ? null
+        : this.round(era, params, `${metaToolName("invoke", slot.name)} ${invoked.tool}`, invoked.arguments);
+    const counters = session.countRequest(invoked !== null && round!.retry.kind === "fresh");
     if (!read.ok) return invalidArgumentsResult(name, read.message);
     const via = metaToolName(meta.kind, slot.name);
     const args = read.value;
     if (args.kind === "invoke") {
-      return this.decide(requestId, slot, args.tool, args.arguments, params, request, counters, {
-        absent: () => notInCatalogResult(args.tool, slot.name),
-        definitionShown: false,
-        via,
-        calledAs: `${via} ${args.tool}`,
-      });
+      this.refuseBadState(requestId, slot, args.tool, round!);
+      return this.decide(
+        requestId,
+        slot,
+        args.tool,
+        args.arguments,
+        retried(round!, params),
+        request,
+        counters,
+        {
+          absent: () => notInCatalogResult(args.tool, slot.name),
+          definitionShown: false,
+          via,
+          calledAs: `${via} ${args.tool}`,
+          round: round!,
+        },
+      );
     }
     const limited = session.limitMetaRequest(requestId, slot.view, via, params.arguments, counters);
     if (limited !== null) return limited;
@@ -256,12 +360,21 @@ export class ToolRouter {
     params: Json,
     request: RequestHandle,
     counters: SessionCounters,
-    how: { absent: () => ToolResult; definitionShown: boolean; via?: string; calledAs: string },
+    how: {
+      absent: () => ToolResult;
+      definitionShown: boolean;
+      via?: string;
+      calledAs: string;
+      round: CallRound;
+    },
   ): Promise<Json> {
-    // The call as the server would get it: its own tool name, the client's arguments and _meta.
+    // The call as the server would get it: its own tool name, the client's arguments and _meta, and the
+    // answers to the server's own questions (a modern retry).
     const asCalled: JsonObject = { name: tool };
     if (args !== undefined) asCalled.arguments = args;
     if (params._meta !== undefined) asCalled._meta = params._meta;
+    if (params.inputResponses !== undefined) asCalled.inputResponses = params.inputResponses;
+    if (params.requestState !== undefined) asCalled.requestState = params.requestState;
     let catalog: CatalogState | null = null;
     for (;;) {
       const step = this.deps.session.decideCall({
@@ -276,7 +389,7 @@ export class ToolRouter {
         calledAs: how.calledAs,
         ...(how.via === undefined ? {} : { via: how.via }),
       });
-      if (step.kind !== "needs-catalog") return this.take(step, slot, request, how.absent);
+      if (step.kind !== "needs-catalog") return this.take(step, slot, request, how.absent, how.round, false);
       catalog = await slot.link.catalogState();
     }
   }
@@ -287,14 +400,21 @@ export class ToolRouter {
     slot: ServerSlot,
     request: RequestHandle,
     absent: () => ToolResult,
+    round: CallRound,
+    approved: boolean,
   ): Promise<Json> {
     switch (step.kind) {
       case "forward":
         try {
-          return rewriteToolResult(
+          const result = rewriteToolResult(
             await this.deps.forward(slot, "tools/call", step.params, request),
             slot.name,
           );
+          // A server's own question after the person approved: the approval rides along in toolgate's state.
+          if (approved && result.resultType === "input_required") {
+            return this.deps.rounds.carry(result, round.calledAs, round.args);
+          }
+          return result;
         } catch (error) {
           if (error instanceof UpstreamUnavailable) return step.failed(error.message);
           throw error;
@@ -303,13 +423,22 @@ export class ToolRouter {
         return step.result;
       case "absent":
         return absent();
-      case "ask":
-        return this.take(
-          step.answered(await this.deps.askApproval(step.question, request)),
-          slot,
-          request,
-          absent,
-        );
+      case "ask": {
+        if (round.era === "legacy") {
+          const outcome = await this.deps.askApproval(step.question, request);
+          return this.take(step.answered(outcome), slot, request, absent, round, outcome.approved);
+        }
+        const { retry } = round;
+        if (retry.kind === "approved") {
+          return this.take(step.answered({ approved: true }), slot, request, absent, round, true);
+        }
+        if (retry.kind === "answer" && retry.answer !== undefined) {
+          const outcome = readApprovalAnswer({ jsonrpc: "2.0", id: 0, result: retry.answer });
+          return this.take(step.answered(outcome), slot, request, absent, round, outcome.approved);
+        }
+        // The modern era has no request from server to client: the question goes back as the result.
+        return this.deps.rounds.question(step.question, round.calledAs, round.args);
+      }
       case "withdrawn":
         // A call the client cancelled gets no answer (MCP cancellation).
         throw new RelayedError(-32800, "Request cancelled");
@@ -327,4 +456,9 @@ function catalogUnavailable(via: string, state: { reason: string }): ToolResult 
     violations: [],
     by: "toolgate",
   });
+}
+
+/** The params of the call to decide: without toolgate's own retry members. */
+function retried(round: CallRound, params: Json): Json {
+  return round.retry.kind === "refused" ? params : round.retry.params;
 }

@@ -261,6 +261,26 @@ export class ToolSession {
     this.pipeline.verbose?.(`tools/call ${name}: hidden — ${reason}`);
   }
 
+  /**
+   * A modern retry whose `requestState` toolgate refused (forged, altered, replayed, expired, or issued for
+   * another caller or call): recorded as a deny (`E_REQUEST_STATE`); nothing is forwarded.
+   */
+  refusedRetry(requestId: JsonRpcId, server: ServerView, tool: string, reason: string, args: unknown): void {
+    this.recorder.call({
+      requestId,
+      policyDigest: server.gate.policyDigest,
+      server: server.name,
+      tool,
+      decision: this.dryRun ? "would-deny" : "deny",
+      code: "E_REQUEST_STATE",
+      rule: null,
+      reason,
+      warnings: [],
+      args,
+    });
+    this.pipeline.verbose?.(`tools/call ${tool}: deny E_REQUEST_STATE — ${reason}`);
+  }
+
   /** Meta describe: the name stage alone; a visible tool's definition is then shown to the client. */
   describe(input: {
     requestId: JsonRpcId;

@@ -8,7 +8,12 @@ import {
 import type { AddressInfo } from "node:net";
 import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
 import { frameEnvelope } from "../engine/rpc/frameEnvelope.js";
-import { classifyMessage, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
+import {
+  classifyMessage,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+} from "../engine/rpc/jsonRpc.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
 import {
   allowedHostSet,
@@ -20,7 +25,9 @@ import {
 } from "./httpGuard.js";
 import { HttpSessionTransport } from "./httpSessionTransport.js";
 import type { MessageTransport } from "./messageTransport.js";
-import { LEGACY_VERSIONS, MODERN_VERSIONS } from "../engine/protocol/eras.js";
+import { LEGACY_VERSIONS, MODERN_VERSIONS, type Era } from "../engine/protocol/eras.js";
+import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protocol/envelope.js";
+import { standardHeaderMismatch } from "../engine/protocol/mirroredHeaders.js";
 import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
 
 /**
@@ -32,9 +39,9 @@ import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
  * only to that token.
  */
 
-/** What the endpoint needs of the protocol session it carries messages for (serve's McpSessionEndpoint). */
+/** What the endpoint needs of the protocol session it carries messages for (serve's GatewaySession). */
 export interface McpSessionEndpoint {
-  connect(transport: MessageTransport): Promise<void>;
+  connect(transport: MessageTransport, options?: { era?: Era }): Promise<void>;
   close(): Promise<void>;
   onclose: (() => void) | undefined;
 }
@@ -60,6 +67,11 @@ export interface HttpServeOptions<T extends HttpClientIdentity> {
   idleTimeoutMs: number;
   /** A new gateway session for a client of `token`; throws to refuse (the message is shown to the client). */
   createSession(token: T, sessionId: string): McpSessionEndpoint;
+  /**
+   * The gateway session that serves `token`'s requests of the modern era, which have no sessions: one per
+   * token, kept while it is used. Throws to refuse, like createSession.
+   */
+  createPrincipal(token: T): McpSessionEndpoint;
   log(line: string): void;
 }
 
@@ -87,8 +99,13 @@ function sendError(
   message: string,
   headers: Record<string, string> = {},
   id: JsonRpcId | null = null,
+  data?: unknown,
 ): void {
-  const body = JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    error: { code, message, ...(data === undefined ? {} : { data }) },
+  });
   res.writeHead(status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(body),
@@ -280,6 +297,25 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       return;
     }
     const message = classified.message;
+    const modernVersion =
+      typeof req.headers["mcp-protocol-version"] === "string" &&
+      MODERN_VERSIONS.includes(req.headers["mcp-protocol-version"]);
+    if (classified.kind !== "response" && claimsModernEra(classified.message.params)) {
+      return handleModern(req, res, token, classified.message);
+    }
+    if (modernVersion && classified.kind !== "response") {
+      const id = classified.kind === "request" ? classified.message.id : null;
+      const error = missingEnvelope();
+      sendError(
+        res,
+        400,
+        error.code,
+        `Invalid params: the MCP-Protocol-Version header names a modern revision, but ${error.message}`,
+        {},
+        id,
+      );
+      return;
+    }
     const isInitialize = classified.kind === "request" && classified.message.method === "initialize";
     if (!isInitialize) {
       const live = sessionOf(req, res, token);
@@ -341,6 +377,81 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     transport.post(message, res, req.headers);
   };
 
+  /**
+   * A message of the modern era: no session; the envelope and the mirrored headers are checked first, then
+   * the request is served by its token's principal session on an exchange of its own.
+   */
+  const handleModern = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: T,
+    message: JsonRpcRequest | JsonRpcNotification,
+  ): Promise<void> => {
+    const id = "id" in message ? (message.id as JsonRpcId) : null;
+    if (req.headers["mcp-session-id"] !== undefined) {
+      sendError(
+        res,
+        400,
+        -32600,
+        `Invalid Request: a request of revision ${MODERN_VERSIONS[0]} belongs to no session; send it without Mcp-Session-Id (sessions are for clients that began with initialize)`,
+        {},
+        id,
+      );
+      return;
+    }
+    const params = message.params ?? {};
+    const reading = readEnvelope(params);
+    if (!reading.ok) {
+      sendError(res, 400, reading.error.code, reading.error.message, {}, id, reading.error.data);
+      return;
+    }
+    const mismatch = standardHeaderMismatch(req.headers, message.method, params, reading.envelope.version);
+    if (mismatch !== null) {
+      sendError(res, 400, mismatch.code, mismatch.message, {}, id, mismatch.data);
+      return;
+    }
+    if (id === null) {
+      // The revision defines no notification from client to server over HTTP (cancelling is closing the stream).
+      res.writeHead(202).end();
+      return;
+    }
+    let principal: Principal;
+    try {
+      principal = principalOf(token);
+    } catch (error) {
+      const text = error instanceof Error ? error.message : String(error);
+      options.log(`refused a request of ${token.label}: ${text}`);
+      sendError(res, 500, -32603, `toolgate could not serve the request: ${text}`, {}, id);
+      return;
+    }
+    principal.lastSeen = Date.now();
+    principal.active++;
+    res.on("close", () => {
+      principal.active--;
+      principal.lastSeen = Date.now();
+    });
+    const exchange = new HttpSessionTransport(null);
+    await principal.endpoint.connect(exchange, { era: "modern" });
+    exchange.post(message, res, req.headers);
+  };
+
+  interface Principal {
+    endpoint: McpSessionEndpoint;
+    lastSeen: number;
+    /** Exchanges in progress. */
+    active: number;
+  }
+  const principals = new Map<T, Principal>();
+  const principalOf = (token: T): Principal => {
+    let found = principals.get(token);
+    if (found === undefined) {
+      found = { endpoint: options.createPrincipal(token), lastSeen: Date.now(), active: 0 };
+      principals.set(token, found);
+      options.log(`serving ${token.label} in protocol revision ${MODERN_VERSIONS[0]} (no session)`);
+    }
+    return found;
+  };
+
   const handleGet = (req: IncomingMessage, res: ServerResponse, token: T): void => {
     if (!accepts(req, "text/event-stream")) {
       sendError(res, 406, -32000, "Not Acceptable: Accept must include text/event-stream");
@@ -357,7 +468,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     const live = sessionOf(req, res, token);
     if (live === null) return;
     await live.session.close();
-    res.writeHead(200, { "mcp-session-id": live.transport.sessionId }).end();
+    res.writeHead(200, { "mcp-session-id": live.transport.sessionId ?? "" }).end();
   };
 
   const http: HttpServer = createServer((req, res) => {
@@ -382,6 +493,12 @@ export async function startHttpServer<T extends HttpClientIdentity>(
   const sweep = setInterval(
     () => {
       const now = Date.now();
+      for (const [token, principal] of principals) {
+        if (principal.active === 0 && now - principal.lastSeen > options.idleTimeoutMs) {
+          principals.delete(token);
+          void principal.endpoint.close();
+        }
+      }
       for (const [id, live] of sessions) {
         if (now - live.lastSeen > options.idleTimeoutMs && !live.transport.busy) {
           options.log(
@@ -403,6 +520,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     close: async () => {
       clearInterval(sweep);
       await Promise.all([...sessions.values()].map((s) => s.session.close()));
+      await Promise.all([...principals.values()].map((p) => p.endpoint.close()));
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

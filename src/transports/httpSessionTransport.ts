@@ -29,7 +29,12 @@ export class HttpSessionTransport implements MessageTransport {
   private standalone: { res: ServerResponse; keepAlive: NodeJS.Timeout } | null = null;
   private closed = false;
 
-  constructor(readonly sessionId: string) {}
+  /**
+   * `sessionId`: the legacy session's `Mcp-Session-Id`, sent on every answer; `null` for one exchange of
+   * the modern era (no sessions), which ends, closing the transport, once its one request is answered or
+   * its client goes away, and whose errors carry the modern era's HTTP status (400, 404).
+   */
+  constructor(readonly sessionId: string | null) {}
 
   async start(): Promise<void> {}
 
@@ -63,11 +68,13 @@ export class HttpSessionTransport implements MessageTransport {
       this.pending.set(id, entry);
       res.on("close", () => {
         if (this.pending.get(id) === entry) this.forget(id, entry);
+        // A modern exchange ends with its request: a client closing the stream cancels it (MCP).
+        if (this.sessionId === null) void this.close();
       });
       this.onmessage?.(message, { requestInfo: { headers } });
       return;
     }
-    res.writeHead(202, { "mcp-session-id": this.sessionId }).end();
+    res.writeHead(202, this.idHeader()).end();
     this.onmessage?.(message, { requestInfo: { headers } });
   }
 
@@ -98,7 +105,7 @@ export class HttpSessionTransport implements MessageTransport {
         this.writeEvent(entry.res, message);
         entry.res.end();
       } else {
-        this.writeJson(entry.res, 200, message);
+        this.writeJson(entry.res, this.statusOf(message), message);
       }
       return;
     }
@@ -144,6 +151,18 @@ export class HttpSessionTransport implements MessageTransport {
     this.onclose?.();
   }
 
+  private idHeader(): Record<string, string> {
+    return this.sessionId === null ? {} : { "mcp-session-id": this.sessionId };
+  }
+
+  /** The HTTP status of an answer: 200, except a modern exchange's errors (the revision names them). */
+  private statusOf(message: JsonRpcMessage): number {
+    const code = (message as { error?: { code?: unknown } }).error?.code;
+    if (this.sessionId !== null || typeof code !== "number") return 200;
+    if (code === -32601) return 404;
+    return [-32602, -32600, -32020, -32021, -32022].includes(code) ? 400 : 200;
+  }
+
   private forget(id: JsonRpcId, entry: PendingRequest): void {
     this.pending.delete(id);
     if (entry.keepAlive !== null) clearInterval(entry.keepAlive);
@@ -154,7 +173,7 @@ export class HttpSessionTransport implements MessageTransport {
       "content-type": "text/event-stream",
       "cache-control": "no-cache, no-transform",
       "x-accel-buffering": "no",
-      "mcp-session-id": this.sessionId,
+      ...this.idHeader(),
     });
     res.flushHeaders();
   }
@@ -168,7 +187,7 @@ export class HttpSessionTransport implements MessageTransport {
     res.writeHead(status, {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body),
-      "mcp-session-id": this.sessionId,
+      ...this.idHeader(),
     });
     res.end(body);
   }

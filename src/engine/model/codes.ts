@@ -11,6 +11,7 @@ export const GATEWAY_REFUSAL_CODES = [
   "E_AUDIT_WRITE",
   "E_CATALOG_UNAVAILABLE",
   "E_UPSTREAM_UNAVAILABLE",
+  "E_REQUEST_STATE",
 ] as const;
 
 /** Findings about a policy file (loader, lint, migration). */
