@@ -336,7 +336,7 @@ export class GatewaySession implements ClientHandler {
     if (clientElicitsForms({ capabilities: scope.clientCapabilities })) return null;
     return scope.era === "legacy"
       ? "the client did not declare form-mode elicitation in initialize"
-      : "the request's client capabilities do not declare form-mode elicitation";
+      : "the client did not declare form-mode elicitation in this request's capabilities";
   }
 
   /**

@@ -172,16 +172,18 @@ export class ToolRouter {
    * they must agree with the body (else HeaderMismatch), checked against the definition the client was
    * shown, before anything is decided or forwarded.
    */
-  private checkParamHeaders(
+  private async checkParamHeaders(
     request: RequestHandle,
     era: Era,
     slot: ServerSlot,
     tool: string,
     args: unknown,
-  ): void {
+  ): Promise<void> {
     const headers = this.deps.headersOf(request);
     if (era !== "modern" || headers === undefined) return;
-    const definition = slot.link.lastKnownTools?.tools.get(tool);
+    // The definition decides which headers must be there: without a catalog yet, fetch it first.
+    const state = await slot.link.catalogState();
+    const definition = state.ok ? state.snapshot.tools.get(tool) : slot.link.lastKnownTools?.tools.get(tool);
     if (definition === undefined) return;
     const mismatch = paramHeaderMismatch(headers, definition.inputSchema, args);
     if (mismatch !== null) throw new RelayedError(mismatch.code, mismatch.message, mismatch.data);
@@ -236,7 +238,7 @@ export class ToolRouter {
       return this.unknown(name, era);
     }
     this.refuseBadState(requestId, slot, split.name, round);
-    this.checkParamHeaders(request, era, slot, split.name, params.arguments);
+    await this.checkParamHeaders(request, era, slot, split.name, params.arguments);
     return this.decide(
       requestId,
       slot,

@@ -25,7 +25,12 @@ import {
 } from "./httpGuard.js";
 import { HttpSessionTransport } from "./httpSessionTransport.js";
 import type { MessageTransport } from "./messageTransport.js";
-import { LEGACY_VERSIONS, MODERN_VERSIONS, type Era } from "../engine/protocol/eras.js";
+import {
+  LEGACY_VERSIONS,
+  MODERN_VERSIONS,
+  UNSUPPORTED_PROTOCOL_VERSION,
+  type Era,
+} from "../engine/protocol/eras.js";
 import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protocol/envelope.js";
 import { standardHeaderMismatch } from "../engine/protocol/mirroredHeaders.js";
 import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
@@ -208,7 +213,15 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       !LEGACY_VERSIONS.includes(version) &&
       !MODERN_VERSIONS.includes(version)
     ) {
-      sendError(res, 400, -32000, `Bad Request: unsupported MCP-Protocol-Version '${version}'`);
+      sendError(
+        res,
+        400,
+        UNSUPPORTED_PROTOCOL_VERSION,
+        `Unsupported protocol version: ${version} (the MCP-Protocol-Version header)`,
+        {},
+        null,
+        { supported: [...MODERN_VERSIONS, ...LEGACY_VERSIONS], requested: version },
+      );
       return;
     }
     switch (req.method) {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { approvalDigest } from "../../src/engine/controls/approval.js";
 import { APPROVAL_DIGEST_PROFILE } from "../../src/engine/model/approval.js";
-import { denial, gates, SURFACES, type GateClient } from "./surfaces.js";
+import { denial, gates, legacyEra, SURFACES, type GateClient } from "./surfaces.js";
 import { approvalKeyFile, artifact, fsWorld, signedArtifact, type FsWorld } from "./worlds.js";
 
 const SECRET = "s3cr3t-VALUE-4242";
@@ -70,6 +70,22 @@ describe.each(SURFACES)("%s", (surface) => {
       expect(c.stderr()).not.toContain(SECRET);
     });
 
+    it.skipIf(legacyEra(surface))(
+      "an error asking the person (modern era): the client gives up without a retry; nothing reaches the server",
+      async () => {
+        answer = () => {
+          throw new Error("no UI");
+        };
+        const target = file(`client-failed-${c.callEvents().length}`);
+        const before = c.callEvents("write_file").length;
+        await expect(c.call("write_file", { path: target, content: "no\n" })).rejects.toThrow(/no UI/);
+        expect(existsSync(target)).toBe(false);
+        expect(c.received("write_file").filter((p) => JSON.stringify(p).includes(target))).toEqual([]);
+        // The question went back as the result; no decision was made, so none is recorded.
+        expect(c.callEvents("write_file")).toHaveLength(before);
+      },
+    );
+
     it("shows what the call acts on in full, first, however long the other arguments are", async () => {
       answer = () => ({ action: "decline" });
       c.asked.length = 0;
@@ -91,14 +107,19 @@ describe.each(SURFACES)("%s", (surface) => {
         "without approving",
       ],
       ["an accept without content", "not-approved", () => ({ action: "accept" }), "without approving"],
-      [
-        "an error",
-        "error",
-        () => {
-          throw new Error("no UI");
-        },
-        "asking the person failed",
-      ],
+      // In the modern era the client puts the question itself; one that fails gives up (see below).
+      ...(legacyEra(surface)
+        ? ([
+            [
+              "an error",
+              "error",
+              () => {
+                throw new Error("no UI");
+              },
+              "asking the person failed",
+            ],
+          ] as const)
+        : []),
     ] as const)(
       "%s denies with E_APPROVAL_REQUIRED ('%s'); the call never reaches the server",
       async (_answer, outcomeName, given, text) => {
@@ -168,7 +189,7 @@ describe.each(SURFACES)("%s", (surface) => {
       const result = await c.call("write_file", { path: target, content: "x" });
       expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
       expect(denial(result).text).toContain(
-        "no person can be asked: the client did not declare form-mode elicitation in initialize",
+        "no person can be asked: the client did not declare form-mode elicitation",
       );
       expect(existsSync(target)).toBe(false);
       expect(c.received("write_file")).toEqual([]);

@@ -1,20 +1,22 @@
-// The four implementations of a Surface (see surfaces.ts): how each starts toolgate in front of the server
-// and how the model sees the server through it — tool names, the list, the answer for a missing tool, the
-// audit fields only serve writes.
+// The implementations of a Surface (see surfaces.ts): how each starts toolgate in front of the server and
+// how the model sees the server through it — tool names, the list, the answer for a missing tool, the audit
+// fields only serve writes — in the legacy era (the v1 SDK client) and in revision 2026-07-28 (the v2
+// client, pinned).
 import { join } from "node:path";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
+import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { configDir, mcpJson } from "../e2e/configDirHelpers.js";
 import { CLI, connect, NODE, outcome, ROOT, wrapCommand, writePolicy } from "../e2e/helpers.js";
 import { serveHttp, TOKEN } from "../e2e/serveHelpers.js";
-import type { Outcome, StartOptions, SurfaceName, ToolResult } from "./surfaces.js";
+import type { AnyClient, ClientMaker, Outcome, StartOptions, SurfaceName, ToolResult } from "./surfaces.js";
 
 /** Below SEARCH_TOP_K_MAX (src/serve/search.ts), a search without words lists every visible tool. */
 const SEARCH_ALL = 20;
 
 export interface Session {
-  client: Client;
+  client: AnyClient;
   stderr: () => string;
   close: () => Promise<void>;
 }
@@ -23,10 +25,16 @@ export interface Session {
 export interface Surface {
   readonly name: SurfaceName;
   /** Starts toolgate in front of `shimmed` (the server behind the recording shim) and connects `client`. */
-  launch(o: StartOptions, shimmed: string[], flags: string[], dir: string, client: Client): Promise<Session>;
+  launch(
+    o: StartOptions,
+    shimmed: string[],
+    flags: string[],
+    dir: string,
+    clients: ClientMaker,
+  ): Promise<Session>;
   /** The tools/call the model makes for the server's `tool`. */
   request(server: string, tool: string, args: Record<string, unknown>): { name: string; arguments: unknown };
-  tools(client: Client, server: string): Promise<string[]>;
+  tools(client: AnyClient, server: string): Promise<string[]>;
   absentAnswer(o: StartOptions, tool: string): Promise<Outcome>;
   eventBase(server: string): Record<string, unknown>;
   calledAs(server: string, tool: string): string;
@@ -60,7 +68,7 @@ const notFound = (text: string): Outcome => ({
 
 /** `client` over stdio to `command args` (run in the repository, its stderr kept). */
 async function overStdio(
-  client: Client,
+  clients: ClientMaker,
   command: string,
   args: string[],
   env: Record<string, string> = {},
@@ -69,8 +77,22 @@ async function overStdio(
   const transport = new StdioClientTransport({ command, args, stderr: "pipe", cwd: ROOT, env: environment });
   let stderr = "";
   transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+  const client = clients.legacy();
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/** The v2 SDK's stdio transport, probing in place (its own class would start the command twice). */
+class InPlaceStdio extends ModernStdioTransport {}
+
+/** As overStdio, with the v2 client pinned to revision 2026-07-28. */
+async function overStdioModern(clients: ClientMaker, command: string, args: string[]): Promise<Session> {
+  const transport = new InPlaceStdio({ command, args, stderr: "pipe", cwd: ROOT });
+  let stderr = "";
+  transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
+  const client = clients.modern();
+  await client.connect(transport);
+  return { client: client as unknown as AnyClient, stderr: () => stderr, close: () => client.close() };
 }
 
 /** A configuration directory whose mcp.json has the shimmed server as its one entry, and the policy. */
@@ -87,9 +109,9 @@ function serveFlags(o: StartOptions, shimmed: string[], flags: string[]): string
 
 const WRAP: Surface = {
   name: "wrap",
-  launch: (o, shimmed, flags, dir, client) => {
+  launch: (o, shimmed, flags, dir, clients) => {
     const spec = wrapCommand(["--policy", writePolicy(dir, o.policy), "--label", o.name, ...flags], shimmed);
-    return overStdio(client, spec.command, spec.args, o.env);
+    return overStdio(clients, spec.command, spec.args, o.env);
   },
   request: (_server, tool, args) => ({ name: tool, arguments: args }),
   tools: async (client) => (await client.listTools()).tools.map((t) => t.name),
@@ -101,34 +123,42 @@ const WRAP: Surface = {
 };
 
 /** serve in direct mode: `<server>__<tool>`; a listed name without the prefix is kept, marked, to fail. */
-const direct = (name: "serve-direct" | "serve-http"): Omit<Surface, "launch"> => ({
+const direct = (
+  name: "serve-direct" | "serve-http" | "serve-direct-2026" | "serve-http-2026",
+): Omit<Surface, "launch"> => ({
   name,
   request: (server, tool, args) => ({ name: `${server}__${tool}`, arguments: args }),
   tools: async (client, server) =>
     (await client.listTools()).tools.map((t) =>
       t.name.startsWith(`${server}__`) ? t.name.slice(server.length + 2) : `!${t.name}`,
     ),
-  absentAnswer: async (o, tool) => notFound(`MCP error -32602: Tool ${o.name}__${tool} not found`),
-  eventBase: (server) => ({ server, client: name === "serve-http" ? "token" : "stdio" }),
+  // The answer of the SDK line the client's era is served like: v1's error result, v2's Invalid params.
+  absentAnswer: async (o, tool) =>
+    name.endsWith("-2026")
+      ? { error: { code: -32602, message: `Tool ${o.name}__${tool} not found` } }
+      : notFound(`MCP error -32602: Tool ${o.name}__${tool} not found`),
+  eventBase: (server) => ({ server, client: name.startsWith("serve-http") ? "token" : "stdio" }),
   calledAs: (server, tool) => `${server}__${tool}`,
   inServerOrder: true,
-  passesListChanged: true,
+  // A modern client hears of changes only on a subscriptions/listen stream, which these clients do not open.
+  passesListChanged: !name.endsWith("-2026"),
 });
 
 const SERVE_DIRECT: Surface = {
   ...direct("serve-direct"),
-  launch: (o, shimmed, flags, _dir, client) =>
-    overStdio(client, NODE, [CLI, "serve", "--stdio", ...serveFlags(o, shimmed, flags)]),
+  launch: (o, shimmed, flags, _dir, clients) =>
+    overStdio(clients, NODE, [CLI, "serve", "--stdio", ...serveFlags(o, shimmed, flags)]),
 };
 
 const SERVE_HTTP: Surface = {
   ...direct("serve-http"),
-  launch: async (o, shimmed, flags, _dir, client) => {
+  launch: async (o, shimmed, flags, _dir, clients) => {
     const cfgFlags = serveFlags(o, shimmed, flags);
     const serve = await serveHttp(cfgFlags[1]!, ["--token", TOKEN, ...cfgFlags.slice(2)]);
     const transport = new StreamableHTTPClientTransport(new URL(serve.url), {
       requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
     });
+    const client = clients.legacy();
     await client.connect(transport).catch(async (error: unknown) => {
       await serve.stop();
       throw error;
@@ -141,10 +171,37 @@ const SERVE_HTTP: Surface = {
   },
 };
 
+const SERVE_DIRECT_2026: Surface = {
+  ...direct("serve-direct-2026"),
+  launch: (o, shimmed, flags, _dir, clients) =>
+    overStdioModern(clients, NODE, [CLI, "serve", "--stdio", ...serveFlags(o, shimmed, flags)]),
+};
+
+const SERVE_HTTP_2026: Surface = {
+  ...direct("serve-http-2026"),
+  launch: async (o, shimmed, flags, _dir, clients) => {
+    const cfgFlags = serveFlags(o, shimmed, flags);
+    const serve = await serveHttp(cfgFlags[1]!, ["--token", TOKEN, ...cfgFlags.slice(2)]);
+    const transport = new ModernHttpTransport(new URL(serve.url), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    });
+    const client = clients.modern();
+    await client.connect(transport).catch(async (error: unknown) => {
+      await serve.stop();
+      throw error;
+    });
+    const close = async () => {
+      await client.close().catch(() => {});
+      await serve.stop();
+    };
+    return { client: client as unknown as AnyClient, stderr: serve.stderr, close };
+  },
+};
+
 const SERVE_META: Surface = {
   name: "serve-meta",
-  launch: (o, shimmed, flags, _dir, client) =>
-    overStdio(client, NODE, [CLI, "serve", "--stdio", "--mode", "meta", ...serveFlags(o, shimmed, flags)]),
+  launch: (o, shimmed, flags, _dir, clients) =>
+    overStdio(clients, NODE, [CLI, "serve", "--stdio", "--mode", "meta", ...serveFlags(o, shimmed, flags)]),
   request: (server, tool, args) => ({ name: `mcp_invoke_${server}`, arguments: { tool, arguments: args } }),
   tools: async (client, server) => {
     const found = (await client.callTool({
@@ -168,4 +225,6 @@ export const IMPLEMENTATIONS: Record<SurfaceName, Surface> = {
   "serve-direct": SERVE_DIRECT,
   "serve-meta": SERVE_META,
   "serve-http": SERVE_HTTP,
+  "serve-direct-2026": SERVE_DIRECT_2026,
+  "serve-http-2026": SERVE_HTTP_2026,
 };

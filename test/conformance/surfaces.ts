@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
 import {
   ElicitRequestSchema,
   ToolListChangedNotificationSchema,
@@ -17,8 +18,34 @@ import { afterAll } from "vitest";
 import { NODE, readAudit, ROOT, tempDir, type outcome } from "../e2e/helpers.js";
 import { IMPLEMENTATIONS } from "./surfaceImplementations.js";
 
-export const SURFACES = ["wrap", "serve-direct", "serve-meta", "serve-http"] as const;
+export const SURFACES = [
+  "wrap",
+  "serve-direct",
+  "serve-meta",
+  "serve-http",
+  "serve-direct-2026",
+  "serve-http-2026",
+] as const;
 export type SurfaceName = (typeof SURFACES)[number];
+
+/** The surfaces whose client speaks the legacy era (the v1 SDK); the others speak revision 2026-07-28. */
+export const legacyEra = (surface: SurfaceName): boolean => !surface.endsWith("-2026");
+
+/**
+ * What the surfaces need of an MCP client, whichever SDK line it is: the v1 client (protocol up to
+ * 2025-11-25) or the v2 client pinned to revision 2026-07-28.
+ */
+export interface AnyClient {
+  callTool(params: { name: string; arguments?: unknown; _meta?: Record<string, unknown> }): Promise<unknown>;
+  listTools(): Promise<{ tools: Array<{ name: string }> }>;
+  close(): Promise<void>;
+}
+
+/** Makes the surface's client, with the person's answers and the change count wired in. */
+export interface ClientMaker {
+  legacy(): Client;
+  modern(): ModernClient;
+}
 
 /** Runs the server and appends every line it is sent to a log (see the fixture). */
 const SHIM = join(ROOT, "test/conformance/fixtures/recordingShim.mjs");
@@ -58,7 +85,7 @@ export interface GateClient {
   readonly surface: SurfaceName;
   readonly server: string;
   /** The SDK client itself, for what only one surface has (meta mode's describe). */
-  readonly sdk: Client;
+  readonly sdk: AnyClient;
   /** False in meta mode: search answers in name order, not the server's. */
   readonly inServerOrder: boolean;
   /** What this surface adds to every tools/call audit event (serve: server and client; meta: via). */
@@ -93,17 +120,36 @@ export interface GateClient {
   close(): Promise<void>;
 }
 
-function sdkClient(o: StartOptions, asked: Question[], changed: { n: number }): Client {
+function clientMaker(o: StartOptions, asked: Question[], changed: { n: number }): ClientMaker {
   const capabilities = o.capabilities ?? (o.elicit === undefined ? {} : { elicitation: { form: {} } });
-  const client = new Client({ name: "toolgate-conformance", version: "1.0.0" }, { capabilities });
-  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed.n++);
-  if (o.elicit !== undefined) {
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      asked.push(request.params as Question);
-      return o.elicit!(request.params.message) as { action: "accept" | "decline" | "cancel" };
-    });
-  }
-  return client;
+  const info = { name: "toolgate-conformance", version: "1.0.0" };
+  return {
+    legacy: () => {
+      const client = new Client(info, { capabilities });
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed.n++);
+      if (o.elicit !== undefined) {
+        client.setRequestHandler(ElicitRequestSchema, async (request) => {
+          asked.push(request.params as Question);
+          return o.elicit!(request.params.message) as { action: "accept" | "decline" | "cancel" };
+        });
+      }
+      return client;
+    },
+    modern: () => {
+      const client = new ModernClient(info, {
+        capabilities: capabilities as never,
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+      });
+      client.setNotificationHandler("notifications/tools/list_changed", () => void changed.n++);
+      if (o.elicit !== undefined) {
+        client.setRequestHandler("elicitation/create", async (request) => {
+          asked.push(request.params as Question);
+          return o.elicit!(request.params.message) as { action: "accept" | "decline" | "cancel" };
+        });
+      }
+      return client;
+    },
+  };
 }
 
 export async function startSurface(name: SurfaceName, o: StartOptions): Promise<GateClient> {
@@ -113,9 +159,15 @@ export async function startSurface(name: SurfaceName, o: StartOptions): Promise<
   const receivedLog = join(dir, "received.jsonl");
   const asked: Question[] = [];
   const changed = { n: 0 };
-  const client = sdkClient(o, asked, changed);
   const flags = ["--audit-log", auditLog, ...(o.flags ?? [])];
-  const session = await surface.launch(o, [NODE, SHIM, receivedLog, ...o.server], flags, dir, client);
+  const session = await surface.launch(
+    o,
+    [NODE, SHIM, receivedLog, ...o.server],
+    flags,
+    dir,
+    clientMaker(o, asked, changed),
+  );
+  const client = session.client;
   const readCalls = (): Array<Record<string, unknown>> =>
     readFileSync(receivedLog, "utf8")
       .split("\n")
@@ -138,7 +190,7 @@ export async function startSurface(name: SurfaceName, o: StartOptions): Promise<
       (await client.callTool({
         ...surface.request(o.name, tool, args),
         ...(meta === undefined ? {} : { _meta: meta }),
-      } as Parameters<Client["callTool"]>[0])) as ToolResult,
+      })) as ToolResult,
     absentAnswer: (tool) => surface.absentAnswer(o, tool),
     received: (tool) => readCalls().filter((p) => tool === undefined || p.name === tool),
     audit: () => readAudit(auditLog),
