@@ -8,7 +8,7 @@ import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
 import { formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
 import { connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
-import { MIN_STATE_KEY_BYTES, RequestStateCodec } from "../engine/protocol/requestState.js";
+import { requestStateCodec } from "./requestStateKey.js";
 import { GatewaySession } from "../serve/gatewaySession.js";
 import type { ServeMode } from "../serve/serveMode.js";
 import { buildSessionContext } from "../serve/sessionContext.js";
@@ -280,17 +280,9 @@ async function serve(flags: ServeFlags): Promise<number | null> {
   // Decision spans when OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) is set; nothing loaded otherwise.
   audit = await withTelemetry(audit, { log });
 
-  const secret = process.env.TOOLGATE_STATE_SECRET;
-  if (secret !== undefined && secret !== "" && Buffer.byteLength(secret) < MIN_STATE_KEY_BYTES) {
-    return fail(
-      `TOOLGATE_STATE_SECRET must be at least ${MIN_STATE_KEY_BYTES} bytes (it signs approval states)`,
-    );
-  }
-  // One key per process unless given: replicas checking each other's states need the same secret.
-  const requestStates =
-    secret === undefined || secret === ""
-      ? RequestStateCodec.ephemeral()
-      : new RequestStateCodec(Buffer.from(secret, "utf8"));
+  const states = requestStateCodec(process.env);
+  if ("why" in states) return fail(states.why);
+  const requestStates = states.codec;
 
   const newSession = (c: ClientContext, sessionId: string, principal?: string): GatewaySession => {
     const built = buildSessionContext(c.config, c.selection, policy, c.client);

@@ -17,6 +17,7 @@ import { describeError } from "./errorReport.js";
 import type { WrapConfigFlags, WrapPlan } from "./wrapConfigDir.js";
 import { printable } from "../engine/text/printable.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
+import { requestStateCodec } from "./requestStateKey.js";
 import { MemoryApprovalClaims } from "../session/approvalClaims.js";
 
 interface WrapOptions extends WrapConfigFlags {
@@ -111,6 +112,11 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
     log(describeError(error).trimEnd());
     return EXIT_BAD_INPUT;
   }
+  const states = requestStateCodec(process.env);
+  if ("why" in states) {
+    log(states.why);
+    return EXIT_BAD_INPUT;
+  }
   if (options.dryRun === true)
     log("dry run: every call and list is decided and recorded, and forwarded anyway");
 
@@ -152,6 +158,7 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
             ...(serverId === undefined ? {} : { serverId }),
             approvalTimeoutMs: options.approvalTimeout * 1000,
             approvals: { keys: approvalKeys, claims: new MemoryApprovalClaims() },
+            requestStates: states.codec,
             // The server runs here, so it sees the same filesystem (restrict_scope `realpath: true`).
             realpath: localRealpath(plan.cwd ?? process.cwd()),
           },

@@ -9,7 +9,7 @@ import { nestedDeeperThan } from "../engine/json/strictJson.js";
 import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
 import { MemoryApprovalClaims, type ApprovalClaims } from "../session/approvalClaims.js";
 import { RequestStateCodec } from "../engine/protocol/requestState.js";
-import { ApprovalRounds } from "./approvalRounds.js";
+import { ApprovalRounds } from "../session/approvalRounds.js";
 import { readApprovalAnswer, type ApprovalOutcome } from "../session/approvalQuestion.js";
 import { clientElicitsForms } from "../session/clientCapabilities.js";
 import type { ServerView } from "../session/serverView.js";

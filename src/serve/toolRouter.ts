@@ -34,7 +34,7 @@ import { rewriteToolResult } from "./uriRewrite.js";
 import type { Era } from "../engine/protocol/eras.js";
 import { paramHeaderMismatch, type HeaderBag } from "../engine/protocol/mirroredHeaders.js";
 import { readApprovalAnswer } from "../session/approvalQuestion.js";
-import type { ApprovalRounds, RetryReading } from "./approvalRounds.js";
+import type { ApprovalRounds, RetryReading } from "../session/approvalRounds.js";
 
 /** How one call came: its era, and (modern) what its retry carries of toolgate's own state. */
 interface CallRound {

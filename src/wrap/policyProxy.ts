@@ -35,6 +35,11 @@ import {
 } from "../session/unknownToolAnswer.js";
 import { ApprovalAsker } from "./approvalAsker.js";
 import { PrivateRequests } from "./privateRequests.js";
+import { WrapEra } from "./wrapEra.js";
+import { ApprovalRounds, type RetryReading } from "../session/approvalRounds.js";
+import { MemoryApprovalClaims } from "../session/approvalClaims.js";
+import { readApprovalAnswer } from "../session/approvalQuestion.js";
+import { RequestStateCodec } from "../engine/protocol/requestState.js";
 
 export interface PolicyProxyOptions {
   gate: ToolGate;
@@ -63,6 +68,8 @@ export interface PolicyProxyOptions {
   realpath?: RealpathHook;
   /** The keys approval artifacts must be signed with and the store their ids are spent in; absent: none. */
   approvals?: { keys: ApprovalKeyring; claims: ApprovalClaims };
+  /** Signs the requestState of toolgate's approval questions in the modern era (default: a key of its own). */
+  requestStates?: RequestStateCodec;
 }
 
 /** Where the proxy's output goes; the transport serializes (JSON.stringify of the object given). */
@@ -93,6 +100,13 @@ export class PolicyProxy {
   private readonly catalog: ToolCatalog;
   private readonly timeoutMs: number;
   private readonly approvals: ApprovalAsker;
+  private readonly era = new WrapEra();
+  /** Approval in the modern era: toolgate's own input_required question and its retries. */
+  private readonly rounds: ApprovalRounds;
+  /** Client `server/discover` requests awaiting the server's answer. */
+  private readonly discoverIds = new Set<JsonRpcId>();
+  /** Calls the person approved (modern era): a server's own question in answer carries the approval on. */
+  private readonly approvedCalls = new Map<JsonRpcId, { calledAs: string; args: unknown }>();
 
   /** The client declared form-mode elicitation in `initialize`: approvals can be asked. */
   private clientCanElicit = false;
@@ -105,6 +119,7 @@ export class PolicyProxy {
   private serverHasTools: boolean | null = null;
 
   private started = false;
+  private discovering = false;
   private signalStarted: () => void = () => {};
   private readonly startedSignal = new Promise<void>((resolve) => (this.signalStarted = resolve));
   private unknownAnswer: UnknownToolAnswer | null = null;
@@ -140,16 +155,22 @@ export class PolicyProxy {
     this.server = {
       gate: options.gate,
       name: null,
-      serverId: () => options.serverId ?? this.serverName,
+      serverId: () => options.serverId ?? this.serverName ?? this.era.serverName,
       ...(options.realpath === undefined ? {} : { realpath: options.realpath }),
     };
     this.privateRequests = new PrivateRequests((request) => peers.toServer(request), this.timeoutMs);
     this.approvals = new ApprovalAsker((message) => this.toClient(message), approvalTimeoutMs);
+    this.rounds = new ApprovalRounds({
+      codec: options.requestStates ?? RequestStateCodec.ephemeral(),
+      claims: options.approvals?.claims ?? new MemoryApprovalClaims(),
+      principal: options.session,
+      ttlMs: approvalTimeoutMs,
+    });
     this.catalog = new ToolCatalog(
       async (cursor) => {
         const { response, text } = await this.privateRequests.start(
           "tools/list",
-          cursor === undefined ? {} : { cursor },
+          this.era.ownParams(cursor === undefined ? {} : { cursor }),
         ).answer;
         if (response.error !== undefined) {
           throw new Error(`tools/list answered error ${response.error.code}: ${response.error.message}`);
@@ -230,10 +251,23 @@ export class PolicyProxy {
         );
         return;
       }
-      if (id !== null && this.initializeIds.delete(id)) this.noteInitializeResult(response);
-      else if (id !== null && this.pendingLists.delete(id)) {
+      if (this.initializeIds.delete(id)) this.noteInitializeResult(response);
+      else if (this.discoverIds.delete(id)) this.noteDiscoverResult(response);
+      else if (this.pendingLists.delete(id)) {
         this.filterList(response, text);
         return;
+      }
+      const approved = this.approvedCalls.get(id);
+      if (approved !== undefined) {
+        this.approvedCalls.delete(id);
+        // A server's own question after the person approved: the approval rides along in toolgate's state.
+        if (isJsonObject(response.result) && response.result.resultType === "input_required") {
+          this.toClient({
+            ...response,
+            result: this.rounds.carry(response.result, approved.calledAs, approved.args),
+          });
+          return;
+        }
       }
       this.toClient(response);
       return;
@@ -343,6 +377,19 @@ export class PolicyProxy {
       this.toClient(errorResponse(request.id, INVALID_REQUEST, RESERVED_ID));
       return undefined;
     }
+    const reading = this.era.read(request);
+    if (!reading.ok) {
+      this.options.log(`refused ${request.method}: ${reading.error.message}`);
+      this.toClient({ jsonrpc: "2.0", id: request.id, error: reading.error });
+      return undefined;
+    }
+    if (request.method === "server/discover") {
+      this.discoverIds.add(request.id);
+      this.peers.toServer(request);
+      return undefined;
+    }
+    // The modern era has no handshake: toolgate learns what it needs when the first request comes.
+    if (reading.era === "modern" && !this.started) this.startModern();
     switch (request.method) {
       case "initialize":
         this.clientCanElicit = clientElicitsForms(request.params);
@@ -367,8 +414,24 @@ export class PolicyProxy {
   }
 
   private handleToolCall(request: JsonRpcRequest): Promise<void> | undefined {
-    const counters = this.session.countRequest(true);
     const name = request.params?.name;
+    const retry: RetryReading =
+      this.era.era === "modern" && typeof name === "string"
+        ? this.rounds.read(request.params ?? {}, name, request.params?.arguments)
+        : { kind: "fresh", params: request.params ?? {} };
+    // A retry answering toolgate's question is the same call, not another one.
+    const counters = this.session.countRequest(retry.kind === "fresh");
+    if (retry.kind === "refused" && typeof name === "string") {
+      const reason = `the requestState of this retry was refused: ${retry.reason}`;
+      this.session.refusedRetry(request.id, this.server, name, reason, request.params?.arguments);
+      this.toClient(
+        errorResponse(request.id, INVALID_PARAMS, `Invalid requestState: ${retry.reason}`, {
+          reason: "invalid_request_state",
+        }),
+      );
+      return undefined;
+    }
+    const params = retry.kind === "refused" ? (request.params ?? {}) : retry.params;
     if (typeof name !== "string") {
       this.options.log("refused a tools/call without a string params.name");
       this.toClient(
@@ -381,15 +444,13 @@ export class PolicyProxy {
         requestId: request.id,
         server: this.server,
         tool: name,
-        params: request.params as JsonObject,
+        params: params as JsonObject,
         catalog: this.catalog.current(),
         counters,
-        cannotAsk: this.clientCanElicit
-          ? null
-          : "the client did not declare form-mode elicitation in initialize",
+        cannotAsk: this.cannotAsk(),
         definitionShown: true,
       });
-      this.take(request, name, step);
+      this.take({ ...request, params }, name, step, retry);
     };
     if (this.started && this.catalog.fresh && this.unknownAnswer !== null) {
       decide();
@@ -398,25 +459,66 @@ export class PolicyProxy {
     return this.whenReady().then(decide);
   }
 
+  /** `null` when the client's person can be asked: form-mode elicitation (initialize's, or this request's). */
+  private cannotAsk(): string | null {
+    const modern = this.era.era === "modern";
+    const capabilities = this.era.capabilities();
+    if (modern ? clientElicitsForms({ capabilities: capabilities ?? {} }) : this.clientCanElicit) return null;
+    return modern
+      ? "the client did not declare form-mode elicitation in this request's capabilities"
+      : "the client did not declare form-mode elicitation in initialize";
+  }
+
   /** Carries out what the session decided for one call. */
-  private take(request: JsonRpcRequest, name: string, step: CallStep): void {
+  private take(
+    request: JsonRpcRequest,
+    name: string,
+    step: CallStep,
+    retry: RetryReading,
+    approved = false,
+  ): void {
     switch (step.kind) {
       case "forward":
+        if (approved && this.era.era === "modern") {
+          this.approvedCalls.set(request.id, { calledAs: name, args: request.params?.arguments });
+        }
         this.peers.toServer(step.params === request.params ? request : { ...request, params: step.params });
         return;
       case "deny":
-        this.toClient({ jsonrpc: "2.0", id: request.id, result: step.result });
+        this.toClient({
+          jsonrpc: "2.0",
+          id: request.id,
+          result: this.era.ownResult("tools/call", step.result),
+        });
         return;
       case "absent":
         this.toClient((this.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name));
         return;
-      case "ask":
+      case "ask": {
+        if (this.era.era === "modern") {
+          // No request from server to client in the modern era: the question goes back as the result, and the
+          // retry brings the answer with toolgate's state.
+          if (retry.kind === "approved")
+            return this.take(request, name, step.answered({ approved: true }), retry, true);
+          if (retry.kind === "answer" && retry.answer !== undefined) {
+            const outcome = readApprovalAnswer({ jsonrpc: "2.0", id: 0, result: retry.answer });
+            return this.take(request, name, step.answered(outcome), retry, outcome.approved);
+          }
+          const question = this.rounds.question(step.question, name, request.params?.arguments);
+          this.toClient({
+            jsonrpc: "2.0",
+            id: request.id,
+            result: this.era.ownResult("tools/call", question),
+          });
+          return;
+        }
         // The question does not hold up the client's other messages: they go on while the person decides.
         void this.approvals
           .ask(request.id, step.question)
-          .then((outcome) => this.take(request, name, step.answered(outcome)))
+          .then((outcome) => this.take(request, name, step.answered(outcome), retry, outcome.approved))
           .catch((error: unknown) => this.internalError(request, error));
         return;
+      }
       case "withdrawn":
         return;
       case "needs-catalog":
@@ -459,10 +561,35 @@ export class PolicyProxy {
     this.signalStarted();
   }
 
+  /**
+   * The modern era's start: what the server offers comes from a `server/discover` answer (the client's, or
+   * toolgate's own when the client sent none), then the catalog and the probe, as after a handshake.
+   */
+  private startModern(): void {
+    if (this.started || this.discovering) return;
+    if (this.serverHasTools !== null) return this.start();
+    this.discovering = true;
+    void this.privateRequests
+      .request("server/discover", this.era.ownParams({}))
+      .then((response) => this.noteDiscoverResult(response))
+      .catch((error: unknown) =>
+        this.options.log(`server/discover failed: ${error instanceof Error ? error.message : String(error)}`),
+      )
+      .finally(() => this.start());
+  }
+
+  private noteDiscoverResult(response: JsonRpcResponse): void {
+    const noted = this.era.noteDiscover(response.result);
+    if (noted !== null) this.serverHasTools = noted.hasTools;
+  }
+
   private async learnUnknownToolAnswer(): Promise<void> {
     const probeName = probeToolName();
     try {
-      const response = await this.privateRequests.request("tools/call", { name: probeName, arguments: {} });
+      const response = await this.privateRequests.request(
+        "tools/call",
+        this.era.ownParams({ name: probeName, arguments: {} }),
+      );
       this.unknownAnswer = learnedUnknownToolAnswer(probeName, response);
     } catch (error) {
       this.options.log(
@@ -554,6 +681,6 @@ export class PolicyProxy {
       this.toClient({ jsonrpc: "2.0", id: response.id, error: LIST_NOT_RECORDED });
       return;
     }
-    this.toClient({ ...response, result: { ...result, tools: listed.shown } });
+    this.toClient({ ...response, result: this.era.filteredList({ ...result, tools: listed.shown }) });
   }
 }

@@ -380,3 +380,78 @@ describe("bridged eras", () => {
     );
   });
 });
+
+describe("wrap in front of a server of revision 2026-07-28", () => {
+  const wrapCalls = join(dir, "wrap-calls.jsonl");
+  const wrapAudit = join(dir, "wrap-audit.jsonl");
+  let client: ModernClient;
+  let answer: Answer = () => ({ action: "accept", content: { approve: true } });
+  const wrapped = () =>
+    readFileSync(wrapCalls, { encoding: "utf8", flag: "a+" })
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { name: string; args: Record<string, unknown> });
+  beforeAll(async () => {
+    client = modernClient("pin", () => answer());
+    await client.connect(
+      new InPlaceStdio({
+        command: NODE,
+        args: [
+          CLI,
+          "wrap",
+          "--policy",
+          join(config, "policy.yaml"),
+          "--audit-log",
+          wrapAudit,
+          "--",
+          NODE,
+          join(FIXTURES, "modernServer.mjs"),
+        ],
+        env: { ...process.env, MODERN_CALLS: wrapCalls } as Record<string, string>,
+        cwd: ROOT,
+      }),
+    );
+    open.push(client);
+  });
+
+  it("follows the era the two sides negotiate, and lists privately", async () => {
+    expect(client.getProtocolEra()).toBe("modern");
+    expect(client.getServerVersion()).toMatchObject({ name: "modern-fixture" });
+    const list = (await client.request({ method: "tools/list", params: {} })) as Record<string, unknown>;
+    expect((list.tools as Array<{ name: string }>).map((t) => t.name)).toEqual([
+      "echo",
+      "deploy",
+      "confirm",
+      "region_echo",
+    ]);
+    expect(list).toMatchObject({ cacheScope: "private" });
+  });
+
+  it("hides, denies and approves as in the legacy era, with results valid in this one", async () => {
+    expect(text(await client.callTool({ name: "echo", arguments: { message: "hi" } }))).toBe("Echo: hi");
+    const hidden = await client
+      .callTool({ name: "write_note", arguments: { path: "p" } })
+      .catch((e: Error) => e.message);
+    const missing = await client.callTool({ name: "nope", arguments: {} }).catch((e: Error) => e.message);
+    expect([hidden, missing]).toEqual(["Tool write_note not found", "Tool nope not found"]);
+    const denied = (await client.request({
+      method: "tools/call",
+      params: { name: "echo", arguments: { message: "much too long here" } },
+    })) as Record<string, unknown>;
+    expect(text(denied)).toMatch(/^Blocked by policy: E_ARG_SCHEMA /);
+    answer = () => ({ action: "accept", content: { approve: true } });
+    expect(text(await client.callTool({ name: "deploy", arguments: { target: "w" } }))).toBe("deployed w");
+    answer = () => ({ action: "decline" });
+    expect(text(await client.callTool({ name: "deploy", arguments: { target: "x" } }))).toMatch(
+      /E_APPROVAL_REQUIRED/,
+    );
+    answer = () => ({ action: "accept", content: { yes: true } });
+    expect(text(await client.callTool({ name: "confirm", arguments: {} }))).toBe("confirmed yes");
+    expect(wrapped().map((c) => c.name)).toEqual(["echo", "deploy", "confirm"]);
+    expect(
+      readAudit(wrapAudit)
+        .filter((e) => e.tool === "deploy")
+        .map((e) => e.decision),
+    ).toEqual(["allow", "deny"]);
+  });
+});

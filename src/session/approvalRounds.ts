@@ -1,7 +1,7 @@
 import { argumentsDigest } from "../audit/argsDigest.js";
 import { RequestStateCodec, type RequestStatePayload } from "../engine/protocol/requestState.js";
 import { isJsonObject, type JsonObject } from "../engine/rpc/jsonRpc.js";
-import type { ApprovalClaims } from "../session/approvalClaims.js";
+import type { ApprovalClaims } from "./approvalClaims.js";
 
 /** The key of toolgate's own question among a call's `inputRequests` / `inputResponses`. */
 export const APPROVAL_INPUT_KEY = "toolgate_approval";
