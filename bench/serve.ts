@@ -1,6 +1,9 @@
 // `node dist/bench/serve.js`: the official SDK client over Streamable HTTP → `toolgate serve --http` (an
 // allow-all policy, so every call is decided and audited nowhere) → stdio server-everything `echo`, beside
 // supergateway 4.0.0 bridging the same server without any policy, in the same run, at concurrency 1 and 16.
+// toolgate is measured with the v1 client (the legacy era, as supergateway) and with the v2 client in both
+// eras: a legacy session, and revision 2026-07-28, which has no session to look up; and with a raw keep-alive
+// HTTP client in both eras, so the gateway's two paths compare without a client library's own costs.
 // Both run stateful (one server process per session, reused for every call); rounds are interleaved so drift
 // on a shared machine hits both alike. supergateway binds every interface and has no host flag, so it runs
 // with a preload (bench/loopbackListen.cjs) that keeps it on 127.0.0.1.
@@ -11,7 +14,13 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { cpuMs } from "./processCpu.js";
+import { RawHttpClient } from "./rawHttpClient.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  Client as V2Client,
+  StreamableHTTPClientTransport as V2HttpTransport,
+} from "@modelcontextprotocol/client";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const cli = join(root, "dist/cli.js");
@@ -38,10 +47,20 @@ interface Variant {
   url: string;
   headers: Record<string, string>;
   tool: string;
-  client?: Client;
+  /** Which client: the v1 SDK (legacy era), or the v2 SDK in the legacy era or pinned to 2026-07-28. */
+  sdk: "v1" | "v2-legacy" | "v2-2026" | "raw-legacy" | "raw-2026";
+  client?: {
+    callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+    close(): Promise<void>;
+  };
   /** Per concurrency: latency samples (ns) and total wall time (ns) over all rounds. */
   samples: Map<number, number[]>;
   wallNs: Map<number, number>;
+  /** The gateway's process, and the CPU it spent (ms) while this variant's calls ran. */
+  pid?: number;
+  cpuMs: Map<number, number>;
+  /** The CPU the client (this process) spent (µs) on this variant's calls. */
+  clientCpuUs: Map<number, number>;
 }
 
 function freePort(): Promise<number> {
@@ -126,15 +145,36 @@ async function startSupergateway(): Promise<{ proc: ChildProcess; url: string }>
 }
 
 async function connect(variant: Variant): Promise<void> {
-  const client = new Client({ name: "toolgate-bench", version: "1.0.0" });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(variant.url), { requestInit: { headers: variant.headers } }),
-  );
+  const info = { name: "toolgate-bench", version: "1.0.0" };
+  const requestInit = { headers: variant.headers };
+  if (variant.sdk === "raw-legacy" || variant.sdk === "raw-2026") {
+    variant.client = await RawHttpClient.connect(
+      variant.url,
+      TOKEN,
+      variant.sdk === "raw-legacy" ? "legacy" : "2026-07-28",
+    );
+    return;
+  }
+  if (variant.sdk === "v1") {
+    const client = new Client(info);
+    await client.connect(new StreamableHTTPClientTransport(new URL(variant.url), { requestInit }));
+    variant.client = client;
+    return;
+  }
+  const client = new V2Client(info, {
+    versionNegotiation: { mode: variant.sdk === "v2-2026" ? { pin: "2026-07-28" } : "legacy" },
+  });
+  await client.connect(new V2HttpTransport(new URL(variant.url), { requestInit }));
   variant.client = client;
 }
 
 async function callEcho(variant: Variant, i: number): Promise<void> {
-  const result = await variant.client!.callTool({ name: variant.tool, arguments: { message: `m${i}` } });
+  const result = (await variant.client!.callTool({
+    name: variant.tool,
+    arguments: { message: `m${i}` },
+  })) as {
+    isError?: boolean;
+  };
   if (result.isError === true) throw new Error(`${variant.name}: echo failed: ${JSON.stringify(result)}`);
 }
 
@@ -143,6 +183,8 @@ async function run(variant: Variant, concurrency: number, count: number): Promis
   const samples = variant.samples.get(concurrency) ?? [];
   variant.samples.set(concurrency, samples);
   let next = 0;
+  const cpuBefore = cpuMs(variant.pid);
+  const clientBefore = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -158,6 +200,15 @@ async function run(variant: Variant, concurrency: number, count: number): Promis
     concurrency,
     (variant.wallNs.get(concurrency) ?? 0) + Number(process.hrtime.bigint() - t0),
   );
+  const clientUsed = process.cpuUsage(clientBefore);
+  variant.clientCpuUs.set(
+    concurrency,
+    (variant.clientCpuUs.get(concurrency) ?? 0) + clientUsed.user + clientUsed.system,
+  );
+  const cpuAfter = cpuMs(variant.pid);
+  if (cpuBefore !== null && cpuAfter !== null) {
+    variant.cpuMs.set(concurrency, (variant.cpuMs.get(concurrency) ?? 0) + cpuAfter - cpuBefore);
+  }
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -184,23 +235,35 @@ async function main(): Promise<void> {
     processes.push(toolgate.proc);
     const bridge = await startSupergateway();
     processes.push(bridge.proc);
+    const gateway = (name: string, sdk: Variant["sdk"]): Variant => ({
+      name,
+      url: toolgate.url,
+      headers: { Authorization: `Bearer ${TOKEN}` },
+      tool: "everything__echo",
+      sdk,
+      ...(toolgate.proc.pid === undefined ? {} : { pid: toolgate.proc.pid }),
+      samples: new Map(),
+      wallNs: new Map(),
+      cpuMs: new Map(),
+      clientCpuUs: new Map(),
+    });
     const variants: Variant[] = [
+      gateway("toolgate serve (allow-all policy), v1 client", "v1"),
       {
-        name: "toolgate serve (allow-all policy)",
-        url: toolgate.url,
-        headers: { Authorization: `Bearer ${TOKEN}` },
-        tool: "everything__echo",
-        samples: new Map(),
-        wallNs: new Map(),
-      },
-      {
-        name: "supergateway --stateful (no policy)",
+        name: "supergateway --stateful (no policy), v1 client",
         url: bridge.url,
         headers: {},
         tool: "echo",
+        sdk: "v1",
         samples: new Map(),
         wallNs: new Map(),
+        cpuMs: new Map(),
+        clientCpuUs: new Map(),
       },
+      gateway("toolgate serve, v2 client, legacy session (2025-11-25)", "v2-legacy"),
+      gateway("toolgate serve, v2 client, 2026-07-28 (no session)", "v2-2026"),
+      gateway("toolgate serve, raw HTTP client, legacy session", "raw-legacy"),
+      gateway("toolgate serve, raw HTTP client, 2026-07-28 (no session)", "raw-2026"),
     ];
     for (const v of variants) await connect(v);
     for (const v of variants) for (let i = 0; i < WARMUP_CALLS; i++) await callEcho(v, i);
@@ -220,8 +283,10 @@ async function main(): Promise<void> {
     }
     for (const v of variants) await v.client!.close();
 
-    console.log("| concurrency | variant | median µs | p99 µs | calls/s | median vs supergateway |");
-    console.log("|---:|---|---:|---:|---:|---:|");
+    console.log(
+      "| concurrency | variant | median µs | p99 µs | calls/s | median vs supergateway | gateway CPU µs per call | client CPU µs per call |",
+    );
+    console.log("|---:|---|---:|---:|---:|---:|---:|---:|");
     for (const concurrency of CONCURRENCY) {
       const stats = variants.map((v) => {
         const sorted = [...v.samples.get(concurrency)!].sort((a, b) => a - b);
@@ -230,13 +295,15 @@ async function main(): Promise<void> {
           p50: percentile(sorted, 0.5),
           p99: percentile(sorted, 0.99),
           perSecond: sorted.length / (v.wallNs.get(concurrency)! / 1e9),
+          cpuUs: v.cpuMs.has(concurrency) ? (v.cpuMs.get(concurrency)! * 1000) / sorted.length : null,
+          clientUs: v.clientCpuUs.get(concurrency)! / sorted.length,
         };
       });
       const bridgeP50 = stats[1]!.p50;
       for (const s of stats) {
         const ratio = s === stats[1] ? "1.00×" : `${(s.p50 / bridgeP50).toFixed(2)}×`;
         console.log(
-          `| ${concurrency} | ${s.v.name} | ${us(s.p50)} | ${us(s.p99)} | ${Math.round(s.perSecond).toLocaleString("en-US")} | ${ratio} |`,
+          `| ${concurrency} | ${s.v.name} | ${us(s.p50)} | ${us(s.p99)} | ${Math.round(s.perSecond).toLocaleString("en-US")} | ${ratio} | ${s.cpuUs === null ? "—" : s.cpuUs.toFixed(0)} | ${s.clientUs.toFixed(0)} |`,
         );
       }
     }

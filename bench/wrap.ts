@@ -3,10 +3,11 @@
 // policy; and with an audit log), interleaved round by round so drift on a shared machine hits all
 // alike; then start-up time from spawn to the `initialize` answer.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { cpuMs } from "./processCpu.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
@@ -46,18 +47,6 @@ interface Variant {
   pid?: number;
   cpuMsBefore?: number | null;
   samplesNs: number[];
-}
-
-/** CPU time (user + system) a process has used, in ms; `null` where /proc is not available. */
-function cpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    const ticksPerSecond = 100;
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
-  } catch {
-    return null;
-  }
 }
 
 function percentile(sorted: readonly number[], p: number): number {
