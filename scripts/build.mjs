@@ -1,7 +1,7 @@
 // Bundles the CLI, the library, the demo and the benchmarks so each starts without resolving hundreds
 // of modules (an SDK server starts in about 450 ms unbundled, 300 ms bundled on this machine).
 import { build } from "esbuild";
-import { readdirSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 
 const shared = {
   bundle: true,
@@ -20,6 +20,9 @@ const scripts = (dir) =>
   readdirSync(dir)
     .filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))
     .map((f) => `${dir}/${f}`);
+
+// Chunk names carry content hashes: without this, every build would leave the previous chunks behind.
+rmSync("dist/chunks", { recursive: true, force: true });
 
 await Promise.all([
   // Split: each command is a chunk loaded when it runs (see src/cli/main.ts).

@@ -49,6 +49,8 @@ export interface ClientHandler {
   /** The result of one request; throws RelayedError for a JSON-RPC error. */
   request(method: string, params: JsonObject, scope: RequestScope): Promise<JsonObject>;
   notification(method: string, params: JsonObject, link: ClientLink): void;
+  /** A request refused for its protocol form before anything was decided (for the audit log). */
+  refused(method: string, id: JsonRpcId | null, error: JsonRpcErrorObject): void;
   linkClosed(link: ClientLink): void;
 }
 
@@ -186,29 +188,27 @@ export class ClientLink {
     extra?: MessageExtra,
   ): Promise<void> {
     if (this.inbound.has(id)) {
-      this.reply(id, {
+      return this.refuse(id, method, {
         code: INVALID_REQUEST,
         message: "Invalid Request: a request with this id is still in progress",
       });
-      return;
     }
     if (method === "initialize") return this.initialize(id, params);
     let envelope: Envelope | null = null;
     if (claimsModernEra(params)) {
       if (this.era === "legacy") {
-        this.reply(id, {
+        return this.refuse(id, method, {
           code: INVALID_REQUEST,
           message: `Invalid Request: this session began with initialize (protocol revision ${LEGACY_VERSIONS[0]} or older), so it takes no request of revision ${MODERN_VERSIONS[0]}; send those on a connection of their own`,
         });
-        return;
       }
       const reading = readEnvelope(params);
-      if (!reading.ok) return this.reply(id, reading.error);
+      if (!reading.ok) return this.refuse(id, method, reading.error);
       envelope = reading.envelope;
       this.era = "modern";
     } else if (this.era === "modern") {
       // A modern connection takes only requests with the envelope; this one has none.
-      return this.reply(id, missingEnvelope());
+      return this.refuse(id, method, missingEnvelope());
     } else {
       this.era = "legacy";
     }
@@ -255,7 +255,7 @@ export class ClientLink {
   private initialize(id: JsonRpcId, params: JsonObject): void {
     const requested = params.protocolVersion;
     if (this.era === "modern") {
-      this.reply(id, {
+      this.refuse(id, "initialize", {
         code: UNSUPPORTED_PROTOCOL_VERSION,
         message: `Unsupported protocol version: ${String(requested)} (this connection speaks revision ${MODERN_VERSIONS[0]}, which has no initialize)`,
         data: { supported: [...MODERN_VERSIONS], requested },
@@ -308,6 +308,12 @@ export class ClientLink {
 
   private answer(id: JsonRpcId, method: string, era: Era, result: JsonObject): void {
     this.send({ jsonrpc: "2.0", id, result: shapeResult(era, method, result, this.handler.identity) });
+  }
+
+  /** A refusal for the request's protocol form: answered, and recorded by the handler. */
+  private refuse(id: JsonRpcId, method: string, error: JsonRpcErrorObject): void {
+    this.handler.refused(method, id, error);
+    this.reply(id, error);
   }
 
   private reply(id: JsonRpcId, error: JsonRpcErrorObject): void {

@@ -213,6 +213,10 @@ export class GatewaySession implements ClientHandler {
     return undefined;
   }
 
+  refused(method: string, id: string | number | null, error: { message: string }): void {
+    this.session.refusedRequest(id, method, error.message);
+  }
+
   linkClosed(link: ClientLink): void {
     this.links.delete(link);
     if (this.links.size === 0 && this.options.persistent !== true) void this.shutdown();

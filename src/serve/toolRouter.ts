@@ -173,6 +173,7 @@ export class ToolRouter {
    * shown, before anything is decided or forwarded.
    */
   private async checkParamHeaders(
+    requestId: string | number,
     request: RequestHandle,
     era: Era,
     slot: ServerSlot,
@@ -186,7 +187,9 @@ export class ToolRouter {
     const definition = state.ok ? state.snapshot.tools.get(tool) : slot.link.lastKnownTools?.tools.get(tool);
     if (definition === undefined) return;
     const mismatch = paramHeaderMismatch(headers, definition.inputSchema, args);
-    if (mismatch !== null) throw new RelayedError(mismatch.code, mismatch.message, mismatch.data);
+    if (mismatch === null) return;
+    this.deps.session.refusedRequest(requestId, "tools/call", mismatch.message);
+    throw new RelayedError(mismatch.code, mismatch.message, mismatch.data);
   }
 
   /** A retry with a state toolgate refuses is recorded and answered with Invalid params; nothing is forwarded. */
@@ -238,7 +241,7 @@ export class ToolRouter {
       return this.unknown(name, era);
     }
     this.refuseBadState(requestId, slot, split.name, round);
-    await this.checkParamHeaders(request, era, slot, split.name, params.arguments);
+    await this.checkParamHeaders(requestId, request, era, slot, split.name, params.arguments);
     return this.decide(
       requestId,
       slot,

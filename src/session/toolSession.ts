@@ -262,6 +262,24 @@ export class ToolSession {
   }
 
   /**
+   * A request refused for its form in its protocol era (the modern envelope missing or malformed, an
+   * unsupported version, mirrored headers that disagree with the body, a request of the other era):
+   * recorded as `E_PROTOCOL`; nothing was decided or forwarded.
+   */
+  refusedRequest(requestId: JsonRpcId | null, method: string, reason: string): void {
+    this.recorder.request({
+      requestId,
+      policyDigest: this.options.limits.policyDigest,
+      method,
+      decision: "deny",
+      code: "E_PROTOCOL",
+      rule: null,
+      reason,
+    });
+    this.pipeline.verbose?.(`${method}: refused E_PROTOCOL — ${reason}`);
+  }
+
+  /**
    * A modern retry whose `requestState` toolgate refused (forged, altered, replayed, expired, or issued for
    * another caller or call): recorded as a deny (`E_REQUEST_STATE`); nothing is forwarded.
    */

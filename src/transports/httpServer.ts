@@ -47,6 +47,8 @@ import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
 /** What the endpoint needs of the protocol session it carries messages for (serve's GatewaySession). */
 export interface McpSessionEndpoint {
   connect(transport: MessageTransport, options?: { era?: Era }): Promise<void>;
+  /** Records a request refused for its protocol form (the audit log says why). */
+  refused(method: string, id: JsonRpcId | null, error: { code: number; message: string }): void;
   close(): Promise<void>;
   onclose: (() => void) | undefined;
 }
@@ -213,15 +215,11 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       !LEGACY_VERSIONS.includes(version) &&
       !MODERN_VERSIONS.includes(version)
     ) {
-      sendError(
-        res,
-        400,
-        UNSUPPORTED_PROTOCOL_VERSION,
-        `Unsupported protocol version: ${version} (the MCP-Protocol-Version header)`,
-        {},
-        null,
-        { supported: [...MODERN_VERSIONS, ...LEGACY_VERSIONS], requested: version },
-      );
+      refuseModern(res, token, `HTTP ${String(req.method)}`, null, {
+        code: UNSUPPORTED_PROTOCOL_VERSION,
+        message: `Unsupported protocol version: ${version} (the MCP-Protocol-Version header)`,
+        data: { supported: [...MODERN_VERSIONS, ...LEGACY_VERSIONS], requested: version },
+      });
       return;
     }
     switch (req.method) {
@@ -319,15 +317,10 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     if (modernVersion && classified.kind !== "response") {
       const id = classified.kind === "request" ? classified.message.id : null;
       const error = missingEnvelope();
-      sendError(
-        res,
-        400,
-        error.code,
-        `Invalid params: the MCP-Protocol-Version header names a modern revision, but ${error.message}`,
-        {},
-        id,
-      );
-      return;
+      return refuseModern(res, token, classified.message.method, id, {
+        code: error.code,
+        message: `Invalid params: the MCP-Protocol-Version header names a modern revision, but ${error.message}`,
+      });
     }
     const isInitialize = classified.kind === "request" && classified.message.method === "initialize";
     if (!isInitialize) {
@@ -402,27 +395,16 @@ export async function startHttpServer<T extends HttpClientIdentity>(
   ): Promise<void> => {
     const id = "id" in message ? (message.id as JsonRpcId) : null;
     if (req.headers["mcp-session-id"] !== undefined) {
-      sendError(
-        res,
-        400,
-        -32600,
-        `Invalid Request: a request of revision ${MODERN_VERSIONS[0]} belongs to no session; send it without Mcp-Session-Id (sessions are for clients that began with initialize)`,
-        {},
-        id,
-      );
-      return;
+      return refuseModern(res, token, message.method, id, {
+        code: -32600,
+        message: `Invalid Request: a request of revision ${MODERN_VERSIONS[0]} belongs to no session; send it without Mcp-Session-Id (sessions are for clients that began with initialize)`,
+      });
     }
     const params = message.params ?? {};
     const reading = readEnvelope(params);
-    if (!reading.ok) {
-      sendError(res, 400, reading.error.code, reading.error.message, {}, id, reading.error.data);
-      return;
-    }
+    if (!reading.ok) return refuseModern(res, token, message.method, id, reading.error);
     const mismatch = standardHeaderMismatch(req.headers, message.method, params, reading.envelope.version);
-    if (mismatch !== null) {
-      sendError(res, 400, mismatch.code, mismatch.message, {}, id, mismatch.data);
-      return;
-    }
+    if (mismatch !== null) return refuseModern(res, token, message.method, id, mismatch);
     if (id === null) {
       // The revision defines no notification from client to server over HTTP (cancelling is closing the stream).
       res.writeHead(202).end();
@@ -446,6 +428,24 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     const exchange = new HttpSessionTransport(null);
     await principal.endpoint.connect(exchange, { era: "modern" });
     exchange.post(message, res, req.headers);
+  };
+
+  /** A modern request refused for its form: answered with HTTP 400, and recorded by its token's session. */
+  const refuseModern = (
+    res: ServerResponse,
+    token: T,
+    method: string,
+    id: JsonRpcId | null,
+    error: { code: number; message: string; data?: unknown },
+  ): void => {
+    try {
+      principalOf(token).endpoint.refused(method, id, error);
+    } catch (failure) {
+      options.log(
+        `could not record a refusal for ${token.label}: ${failure instanceof Error ? failure.message : String(failure)}`,
+      );
+    }
+    sendError(res, 400, error.code, error.message, {}, id, error.data);
   };
 
   interface Principal {

@@ -380,6 +380,7 @@ export class PolicyProxy {
     const reading = this.era.read(request);
     if (!reading.ok) {
       this.options.log(`refused ${request.method}: ${reading.error.message}`);
+      this.session.refusedRequest(request.id, request.method, reading.error.message);
       this.toClient({ jsonrpc: "2.0", id: request.id, error: reading.error });
       return undefined;
     }

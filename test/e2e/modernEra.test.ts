@@ -197,6 +197,17 @@ describe("serve over HTTP: what only a hostile client sends", () => {
     );
     expect(right.status).toBe(200);
     expect(called("region_echo").map((c) => c.args.region)).toEqual(["eu"]);
+    // Each refusal is in the audit log, with the reason the client was given.
+    const refusals = readAudit(auditLog).filter((e) => e.code === "E_PROTOCOL");
+    expect(refusals.length).toBeGreaterThanOrEqual(5);
+    expect(refusals.map((e) => e.reason)).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining("Mcp-Name header disagrees"),
+        expect.stringContaining("Mcp-Method header disagrees"),
+        expect.stringContaining("Mcp-Param-Region header disagrees"),
+      ]),
+    );
+    expect(refusals[0]).toMatchObject({ event: "request", decision: "deny", client: "token" });
   });
 
   it("refuses an unsupported version (-32022) and a missing envelope (-32602), naming what it speaks", async () => {

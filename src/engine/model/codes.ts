@@ -12,6 +12,7 @@ export const GATEWAY_REFUSAL_CODES = [
   "E_CATALOG_UNAVAILABLE",
   "E_UPSTREAM_UNAVAILABLE",
   "E_REQUEST_STATE",
+  "E_PROTOCOL",
 ] as const;
 
 /** Findings about a policy file (loader, lint, migration). */
