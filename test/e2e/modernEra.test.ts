@@ -9,7 +9,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcon
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { configDir, mcpJson } from "./configDirHelpers.js";
 import { CLI, EVERYTHING_SERVER, FIXTURES, NODE, readAudit, ROOT, tempDir } from "./helpers.js";
 import { rawHttp, serveHttp, TOKEN, type HttpServe } from "./serveHelpers.js";
@@ -434,6 +434,7 @@ describe("wrap in front of a server of revision 2026-07-28", () => {
       "deploy",
       "confirm",
       "region_echo",
+      "grow",
     ]);
     expect(list).toMatchObject({ cacheScope: "private" });
   });
@@ -464,5 +465,61 @@ describe("wrap in front of a server of revision 2026-07-28", () => {
         .filter((e) => e.tool === "deploy")
         .map((e) => e.decision),
     ).toEqual(["allow", "deny"]);
+  });
+});
+
+describe("subscriptions/listen through serve", () => {
+  it("re-announces a server's tool list change after toolgate fetched and decided it again", async () => {
+    const driftConfig = configDir({
+      "mcp.json": mcpJson({ d: { command: NODE, args: [join(FIXTURES, "driftServer.mjs")] } }),
+      "config.yaml": "enabled_mcp_servers: all\n",
+    });
+    const client = modernClient("pin", () => ({ action: "decline" }));
+    let changes = 0;
+    client.setNotificationHandler("notifications/tools/list_changed", () => void changes++);
+    await client.connect(
+      new InPlaceStdio({ command: NODE, args: [CLI, "serve", "--config-dir", driftConfig], cwd: ROOT }),
+    );
+    open.push(client);
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter).toMatchObject({ toolsListChanged: true });
+    const before = (
+      (await client.request({ method: "tools/list", params: {} })) as {
+        tools: Array<{ name: string; inputSchema: unknown }>;
+      }
+    ).tools;
+    await client.callTool({ name: "d__tighten", arguments: {} });
+    await expect.poll(() => changes, { timeout: 5000 }).toBeGreaterThan(0);
+    const after = (
+      (await client.request({ method: "tools/list", params: {} })) as {
+        tools: Array<{ name: string; inputSchema: unknown }>;
+      }
+    ).tools;
+    expect(JSON.stringify(after.find((t) => t.name === "d__echo"))).not.toBe(
+      JSON.stringify(before.find((t) => t.name === "d__echo")),
+    );
+    await subscription.close();
+  });
+});
+
+describe("a modern server's tool list change through serve", () => {
+  it("is heard on toolgate's own listen stream, decided again and announced to a legacy client", async () => {
+    const growConfig = configDir({
+      "mcp.json": mcpJson({ m: { command: NODE, args: [join(FIXTURES, "modernServer.mjs")] } }),
+      "config.yaml": "enabled_mcp_servers: all\n",
+    });
+    const served = await serveHttp(growConfig, ["--token", TOKEN]);
+    open.push({ close: served.stop });
+    const legacy = new LegacyClient({ name: "v1", version: "1" });
+    let changes = 0;
+    legacy.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
+    await legacy.connect(
+      new LegacyHttp(new URL(served.url), { requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } } }),
+    );
+    open.push(legacy);
+    expect((await legacy.listTools()).tools.map((t) => t.name)).not.toContain("m__extra");
+    expect(text(await legacy.callTool({ name: "m__grow", arguments: {} }))).toBe("grown");
+    await expect.poll(() => changes, { timeout: 5000 }).toBeGreaterThan(0);
+    expect((await legacy.listTools()).tools.map((t) => t.name)).toContain("m__extra");
   });
 });

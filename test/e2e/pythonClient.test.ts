@@ -77,7 +77,7 @@ const steps = (prefix: string) =>
 
 const expected = (prefix: string) => [
   { protocol_version: "2026-07-28" },
-  { tools: ["echo", "deploy", "confirm", "region_echo"].map((t) => `${prefix}${t}`) },
+  { tools: ["echo", "deploy", "confirm", "region_echo", "grow"].map((t) => `${prefix}${t}`) },
   { name: `${prefix}echo`, is_error: false, text: "Echo: py" },
   { name: `${prefix}write_note`, error: `Tool ${prefix}write_note not found` },
   { name: `${prefix}deploy`, is_error: false, text: "deployed py" },
