@@ -3,7 +3,6 @@ import type { ApprovalKeyring } from "../engine/model/approval.js";
 import type { ApprovalClaims } from "../session/approvalClaims.js";
 import type { RealpathHook } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
-import { extractToolSchemaTexts } from "../engine/pins/exactHash.js";
 import type { InboundFrame } from "../engine/rpc/frames.js";
 import type { FrameEnvelope } from "../engine/rpc/frameEnvelope.js";
 import { readFrame, refusalId } from "../engine/rpc/inbound.js";
@@ -21,21 +20,17 @@ import {
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../engine/rpc/jsonRpc.js";
-import { LIST_NOT_RECORDED } from "../session/answers.js";
 import type { CallStep } from "../session/callPipeline.js";
 import { clientElicitsForms } from "../session/clientCapabilities.js";
 import type { ServerView } from "../session/serverView.js";
 import { ToolCatalog } from "../session/toolCatalog.js";
 import { ToolSession } from "../session/toolSession.js";
-import {
-  learnedUnknownToolAnswer,
-  probeToolName,
-  sdkUnknownToolAnswer,
-  type UnknownToolAnswer,
-} from "../session/unknownToolAnswer.js";
+import { sdkUnknownToolAnswer } from "../session/unknownToolAnswer.js";
 import { ApprovalAsker } from "./approvalAsker.js";
 import { PrivateRequests } from "./privateRequests.js";
 import { WrapEra } from "./wrapEra.js";
+import { ListFilter } from "./listFilter.js";
+import { ServerReadiness } from "./serverReadiness.js";
 import { ApprovalRounds, type RetryReading } from "../session/approvalRounds.js";
 import { MemoryApprovalClaims } from "../session/approvalClaims.js";
 import { readApprovalAnswer } from "../session/approvalQuestion.js";
@@ -101,6 +96,8 @@ export class PolicyProxy {
   private readonly timeoutMs: number;
   private readonly approvals: ApprovalAsker;
   private readonly era = new WrapEra();
+  private readonly lists: ListFilter;
+  private readonly readiness: ServerReadiness;
   /** Approval in the modern era: toolgate's own input_required question and its retries. */
   private readonly rounds: ApprovalRounds;
   /** Client `server/discover` requests awaiting the server's answer. */
@@ -110,20 +107,10 @@ export class PolicyProxy {
 
   /** The client declared form-mode elicitation in `initialize`: approvals can be asked. */
   private clientCanElicit = false;
-  /** `serverInfo.name` from the server's `initialize` answer. */
-  private serverName: string | undefined;
   /** Client `initialize` requests awaiting the server's answer (its capabilities decide the catalog). */
   private readonly initializeIds = new Set<JsonRpcId>();
   /** Client `tools/list` requests awaiting the server's answer: only these answers are filtered. */
   private readonly pendingLists = new Set<JsonRpcId>();
-  private serverHasTools: boolean | null = null;
-
-  private started = false;
-  private discovering = false;
-  private signalStarted: () => void = () => {};
-  private readonly startedSignal = new Promise<void>((resolve) => (this.signalStarted = resolve));
-  private unknownAnswer: UnknownToolAnswer | null = null;
-  private probe: Promise<void> | null = null;
 
   /**
    * Ids of client requests not answered yet (by the server or by toolgate). A request reusing one is refused,
@@ -155,7 +142,7 @@ export class PolicyProxy {
     this.server = {
       gate: options.gate,
       name: null,
-      serverId: () => options.serverId ?? this.serverName ?? this.era.serverName,
+      serverId: () => options.serverId ?? this.readiness.serverName ?? this.era.serverName,
       ...(options.realpath === undefined ? {} : { realpath: options.realpath }),
     };
     this.privateRequests = new PrivateRequests((request) => peers.toServer(request), this.timeoutMs);
@@ -183,6 +170,21 @@ export class PolicyProxy {
         this.session.catalogFetched(this.server, snapshot);
       },
     );
+    this.lists = new ListFilter({
+      session: this.session,
+      server: this.server,
+      catalog: this.catalog,
+      era: this.era,
+      log: options.log,
+      toClient: (message) => this.toClient(message),
+    });
+    this.readiness = new ServerReadiness({
+      catalog: this.catalog,
+      privateRequests: this.privateRequests,
+      era: this.era,
+      timeoutMs: this.timeoutMs,
+      log: options.log,
+    });
   }
 
   /** One frame from the client. */
@@ -251,10 +253,10 @@ export class PolicyProxy {
         );
         return;
       }
-      if (this.initializeIds.delete(id)) this.noteInitializeResult(response);
-      else if (this.discoverIds.delete(id)) this.noteDiscoverResult(response);
+      if (this.initializeIds.delete(id)) this.readiness.noteInitialize(response);
+      else if (this.discoverIds.delete(id)) this.readiness.noteDiscover(response);
       else if (this.pendingLists.delete(id)) {
-        this.filterList(response, text);
+        this.lists.filter(response, text);
         return;
       }
       const approved = this.approvedCalls.get(id);
@@ -281,7 +283,7 @@ export class PolicyProxy {
     }
     if (inbound.kind === "notification" && message.method === "notifications/tools/list_changed") {
       this.catalog.markStale();
-      if (this.started) void this.catalog.refresh();
+      if (this.readiness.started) void this.catalog.refresh();
     }
     this.toClient(message);
   }
@@ -369,7 +371,7 @@ export class PolicyProxy {
       if (message.method === "notifications/cancelled" && this.cancelPendingApproval(message))
         return undefined;
       this.peers.toServer(message);
-      if (message.method === "notifications/initialized") this.start();
+      if (message.method === "notifications/initialized") this.readiness.start();
       return undefined;
     }
     const request = message;
@@ -390,7 +392,7 @@ export class PolicyProxy {
       return undefined;
     }
     // The modern era has no handshake: toolgate learns what it needs when the first request comes.
-    if (reading.era === "modern" && !this.started) this.startModern();
+    if (reading.era === "modern" && !this.readiness.started) this.readiness.startModern();
     switch (request.method) {
       case "initialize":
         this.clientCanElicit = clientElicitsForms(request.params);
@@ -453,11 +455,11 @@ export class PolicyProxy {
       });
       this.take({ ...request, params }, name, step, retry);
     };
-    if (this.started && this.catalog.fresh && this.unknownAnswer !== null) {
+    if (this.readiness.ready) {
       decide();
       return undefined;
     }
-    return this.whenReady().then(decide);
+    return this.readiness.whenReady().then(decide);
   }
 
   /** `null` when the client's person can be asked: form-mode elicitation (initialize's, or this request's). */
@@ -493,7 +495,7 @@ export class PolicyProxy {
         });
         return;
       case "absent":
-        this.toClient((this.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name));
+        this.toClient((this.readiness.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name));
         return;
       case "ask": {
         if (this.era.era === "modern") {
@@ -529,159 +531,10 @@ export class PolicyProxy {
     }
   }
 
-  /** Waits (bounded) until the catalog is current and the unknown-tool answer is known. */
-  private async whenReady(): Promise<void> {
-    if (!this.started) {
-      // A client that calls before `notifications/initialized`: start once the server has answered
-      // `initialize`, otherwise wait for the handshake, but not forever.
-      if (this.serverHasTools !== null) this.start();
-      else await this.withTimeout(this.startedSignal);
-    }
-    if (!this.started) return;
-    await Promise.all([this.catalog.ensureFresh(), this.probe]);
-  }
-
-  private withTimeout(promise: Promise<void>): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, this.timeoutMs);
-      timer.unref();
-      void promise.then(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-
-  /** After the handshake: fetch the catalog and learn the unknown-tool answer, concurrently. */
-  private start(): void {
-    if (this.started) return;
-    this.started = true;
-    if (this.serverHasTools === false) this.catalog.setNoTools();
-    else void this.catalog.refresh();
-    this.probe = this.learnUnknownToolAnswer();
-    this.signalStarted();
-  }
-
-  /**
-   * The modern era's start: what the server offers comes from a `server/discover` answer (the client's, or
-   * toolgate's own when the client sent none), then the catalog and the probe, as after a handshake.
-   */
-  private startModern(): void {
-    if (this.started || this.discovering) return;
-    if (this.serverHasTools !== null) return this.start();
-    this.discovering = true;
-    void this.privateRequests
-      .request("server/discover", this.era.ownParams({}))
-      .then((response) => this.noteDiscoverResult(response))
-      .catch((error: unknown) =>
-        this.options.log(`server/discover failed: ${error instanceof Error ? error.message : String(error)}`),
-      )
-      .finally(() => this.start());
-  }
-
-  private noteDiscoverResult(response: JsonRpcResponse): void {
-    const noted = this.era.noteDiscover(response.result);
-    if (noted !== null) this.serverHasTools = noted.hasTools;
-  }
-
-  private async learnUnknownToolAnswer(): Promise<void> {
-    const probeName = probeToolName();
-    try {
-      const response = await this.privateRequests.request(
-        "tools/call",
-        this.era.ownParams({ name: probeName, arguments: {} }),
-      );
-      this.unknownAnswer = learnedUnknownToolAnswer(probeName, response);
-    } catch (error) {
-      this.options.log(
-        `could not learn the server's answer for unknown tools (${error instanceof Error ? error.message : String(error)}); using the MCP SDK's answer`,
-      );
-      this.unknownAnswer = sdkUnknownToolAnswer();
-    }
-  }
-
-  private noteInitializeResult(response: JsonRpcResponse): void {
-    const result = response.result;
-    if (!isJsonObject(result)) return;
-    const capabilities = result.capabilities;
-    this.serverHasTools = isJsonObject(capabilities) && isJsonObject(capabilities.tools);
-    const info = result.serverInfo;
-    if (isJsonObject(info) && typeof info.name === "string" && info.name !== "") this.serverName = info.name;
-  }
-
   /** `notifications/cancelled` for a call waiting for its approval: withdraw the question; the server never saw the call. */
   private cancelPendingApproval(message: JsonRpcNotification): boolean {
     const requestId = message.params?.requestId;
     if (typeof requestId !== "string" && typeof requestId !== "number") return false;
     return this.approvals.cancelCall(requestId);
-  }
-
-  /**
-   * A list that shows a tool other than toolgate's catalog has it (the server changed a tool without
-   * `list_changed`): calls wait for a fresh catalog from now on, so a tool withheld from this list for drift
-   * is refused on call too, not only hidden from the list.
-   */
-  private noticeChangedDefinitions(tools: readonly unknown[]): void {
-    const known = this.catalog.current();
-    if (!known.ok) return;
-    const changed = tools.some((tool) => {
-      if (!isJsonObject(tool) || typeof tool.name !== "string") return false;
-      const mine = known.snapshot.tools.get(tool.name);
-      return mine === undefined || JSON.stringify(mine) !== JSON.stringify(tool);
-    });
-    if (!changed) return;
-    this.options.log("the server's tools/list differs from the catalog toolgate holds; fetching it again");
-    this.catalog.markStale();
-    void this.catalog.refresh();
-  }
-
-  /** Every `tools/list` answer the client asked for, every page: only visible tools (cursors untouched). */
-  private filterList(response: JsonRpcResponse, text: string | undefined): void {
-    if (response.error !== undefined) {
-      this.toClient(response);
-      return;
-    }
-    const result = response.result;
-    if (!isJsonObject(result) || !Array.isArray(result.tools)) {
-      this.options.log(
-        "the server's tools/list result has no tools array; answered the client with an error",
-      );
-      this.toClient(
-        errorResponse(
-          response.id,
-          INTERNAL_ERROR,
-          "toolgate: the server's tools/list result is malformed (no tools array)",
-        ),
-      );
-      return;
-    }
-    let schemaTexts: Map<string, string> | undefined;
-    const exactSchemaText = (name: string): string | undefined => {
-      if (schemaTexts === undefined) {
-        schemaTexts = new Map();
-        if (text !== undefined) {
-          try {
-            schemaTexts = extractToolSchemaTexts(text);
-          } catch (error) {
-            this.options.log(
-              `cannot read exact schema texts from the tools/list answer: ${error instanceof Error ? error.message : String(error)}`,
-            );
-          }
-        }
-      }
-      return schemaTexts.get(name);
-    };
-    const listed = this.session.filterList({
-      requestId: response.id,
-      server: this.server,
-      tools: result.tools,
-      exactSchemaText,
-    });
-    this.noticeChangedDefinitions(result.tools);
-    if (!listed.recorded) {
-      this.toClient({ jsonrpc: "2.0", id: response.id, error: LIST_NOT_RECORDED });
-      return;
-    }
-    this.toClient({ ...response, result: this.era.filteredList({ ...result, tools: listed.shown }) });
   }
 }
