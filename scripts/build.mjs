@@ -9,6 +9,8 @@ const shared = {
   format: "esm",
   target: "node20",
   sourcemap: true,
+  // The ESM build of a package before its CommonJS one: jsonc-parser's UMD main cannot be bundled.
+  mainFields: ["module", "main"],
   logLevel: "warning",
   // Bundled CommonJS dependencies (ajv) call require(); give the ESM bundle one.
   banner: {

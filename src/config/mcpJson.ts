@@ -4,7 +4,8 @@ import { patternsFromSeq } from "./patternList.js";
 import type { PatternSource } from "../engine/model/patternLists.js";
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
 import { serverNameProblem } from "./serverName.js";
-import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
+import { describeKind, entryOf, unknownKeyWarnings } from "./sourceTree.js";
+import { parseJsoncSource } from "./jsoncSource.js";
 import type { McpJson, McpServerConfig, McpTransport } from "../engine/model/mcpServers.js";
 
 /** Reads `mcp.json` into the servers of engine/model/mcpServers.ts, with a diagnostic for every entry it rejects. */
@@ -236,9 +237,13 @@ function parseServer(
   return { name, at, transport, url, headers, allowedTools, allowedToolsAt };
 }
 
-/** Parses the text of `mcp.json`. Pure. */
+/**
+ * Parses the text of `mcp.json`. Pure. Written as clients write theirs: JSON with comments and trailing
+ * commas, servers under `mcpServers` (Claude, Cursor, most clients) or `servers` (VS Code, whose `inputs`
+ * are left alone).
+ */
 export function parseMcpJson(file: string, text: string): McpJsonResult {
-  const parsed = parseYamlSource(file, text);
+  const parsed = parseJsoncSource(file, text);
   const diagnostics = [...parsed.diagnostics];
   const mcp: McpJson = { file, servers: [] };
   if (parsed.root === null) {
@@ -266,10 +271,28 @@ export function parseMcpJson(file: string, text: string): McpJsonResult {
     );
     return { mcp, diagnostics };
   }
-  diagnostics.push(...unknownKeyWarnings(root, ["mcpServers"], "mcp.json"));
-  const servers = entryOf(root, "mcpServers");
+  diagnostics.push(...unknownKeyWarnings(root, ["mcpServers", "servers", "inputs"], "mcp.json"));
+  const claude = entryOf(root, "mcpServers");
+  const vscode = entryOf(root, "servers");
+  if (claude !== undefined && vscode !== undefined) {
+    diagnostics.push(
+      error(
+        "E_MCP_JSON",
+        'mcp.json has both "mcpServers" and "servers"; keep one (servers under "mcpServers", or under "servers" as VS Code writes them)',
+        vscode.keyAt,
+      ),
+    );
+    return { mcp, diagnostics };
+  }
+  const servers = claude ?? vscode;
   if (servers === undefined) {
-    diagnostics.push(error("E_MCP_JSON", 'mcp.json has no "mcpServers" object', root.at));
+    diagnostics.push(
+      error(
+        "E_MCP_JSON",
+        'mcp.json has no "mcpServers" object (or "servers", as VS Code writes it)',
+        root.at,
+      ),
+    );
     return { mcp, diagnostics };
   }
   if (servers.value.kind === "scalar" && servers.value.value === null) return { mcp, diagnostics };
@@ -277,7 +300,7 @@ export function parseMcpJson(file: string, text: string): McpJsonResult {
     diagnostics.push(
       error(
         "E_FIELD_TYPE",
-        `"mcpServers" must be an object of server entries, but this is ${describeKind(servers.value)}`,
+        `"${servers.key}" must be an object of server entries, but this is ${describeKind(servers.value)}`,
         servers.value.at,
       ),
     );

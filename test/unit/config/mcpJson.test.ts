@@ -116,3 +116,51 @@ describe("server names", () => {
     expect(r.mcp.servers).toEqual([]);
   });
 });
+
+describe("mcp.json as clients write it", () => {
+  it("takes comments and trailing commas (JSONC, as Claude Desktop, Cursor and VS Code accept)", () => {
+    const text = `// my servers
+{
+  "mcpServers": {
+    /* the filesystem */
+    "fs": { "command": "npx", "args": ["-y", "server-filesystem", "/tmp",], },
+  },
+}
+`;
+    const r = parseMcpJson("mcp.json", text);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.mcp.servers.map((s) => [s.name, s.at.line])).toEqual([["fs", 5]]);
+  });
+
+  it("takes VS Code's shape: servers (with inputs beside them)", () => {
+    const text = JSON.stringify({
+      inputs: [{ type: "promptString", id: "key", description: "API key", password: true }],
+      servers: { memory: { type: "stdio", command: "npx", args: ["-y", "server-memory"] } },
+    });
+    const r = parseMcpJson(".vscode/mcp.json", text);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.mcp.servers.map((s) => s.name)).toEqual(["memory"]);
+    const both = parseMcpJson("mcp.json", '{"mcpServers": {}, "servers": {}}');
+    expect(both.diagnostics.map((d) => [d.code, d.message.split(";")[0]])).toEqual([
+      ["E_MCP_JSON", 'mcp.json has both "mcpServers" and "servers"'],
+    ]);
+  });
+
+  it.each([
+    [
+      '{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": { "command": "y" }\n  }\n}',
+      3,
+      28,
+      "expected ',' after this member",
+    ],
+    ['{\n  "mcpServers": {\n    "a": { "command": "x\n  }\n}', 3, 23, "a string is not closed"],
+    ['{\n  "mcpServers": {\n    "a": { "command": "C:\\qbin" }\n  }\n}', 3, 23, "unknown escape in a string"],
+    ['{\n  "mcpServers": {\n    a: { "command": "x" }\n  }\n}', 3, 5, "names and strings need double quotes"],
+  ])("says what is wrong in JSON's words, at the line and column: %j", (text, line, column, words) => {
+    const r = parseMcpJson("mcp.json", text);
+    expect(r.diagnostics).toHaveLength(1);
+    expect(r.diagnostics[0]).toMatchObject({ code: "E_SYNTAX", line, column });
+    expect(r.diagnostics[0]!.message).toContain(words);
+    expect(r.diagnostics[0]!.message).not.toMatch(/YAML|flow|collection|implicit/i);
+  });
+});
