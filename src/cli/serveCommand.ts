@@ -9,6 +9,7 @@ import { formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/di
 import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
 import { connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { requestStateCodec } from "./requestStateKey.js";
+import { StderrRecord, tellHost } from "./hostNotice.js";
 import { GatewaySession } from "../serve/gatewaySession.js";
 import type { ServeMode } from "../serve/serveMode.js";
 import { buildSessionContext } from "../serve/sessionContext.js";
@@ -164,7 +165,11 @@ export function registerServeCommand(program: Command): void {
       DEFAULT_MAX_FRAME_BYTES,
     )
     .action(async (flags: ServeFlags) => {
-      const status = await serve(flags);
+      // Over stdio, a serve that cannot start tells its host why on the connection (see hostNotice.ts).
+      const record = flags.http === undefined ? new StderrRecord() : null;
+      const status = await serve(flags, () => record?.stop());
+      record?.stop();
+      if (record !== null && status === 2) await tellHost(record.firstError() ?? "toolgate could not start");
       if (status !== null) process.exit(status);
     });
 }
@@ -182,7 +187,7 @@ interface ClientContext {
 }
 
 /** Resolves to an exit status, or null while serving HTTP (the process then runs until a signal). */
-async function serve(flags: ServeFlags): Promise<number | null> {
+async function serve(flags: ServeFlags, started: () => void = () => {}): Promise<number | null> {
   // Every line is scrubbed of what mcp.json configures for reaching servers (URL credentials, headers).
   let secrets: SecretScrubber | null = null;
   const log = (line: string): void =>
@@ -310,6 +315,7 @@ async function serve(flags: ServeFlags): Promise<number | null> {
 
   if (flags.dryRun === true)
     log("dry run: every call and list is decided and recorded, and forwarded anyway");
+  started();
   if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log);
   return serveHttp(flags, clients, newSession, audit, log);
 }

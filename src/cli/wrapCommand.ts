@@ -18,6 +18,7 @@ import type { WrapConfigFlags, WrapPlan } from "./wrapConfigDir.js";
 import { printable } from "../engine/text/printable.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { requestStateCodec } from "./requestStateKey.js";
+import { StderrRecord, tellHost } from "./hostNotice.js";
 import { MemoryApprovalClaims } from "../session/approvalClaims.js";
 
 interface WrapOptions extends WrapConfigFlags {
@@ -84,11 +85,16 @@ export function registerWrapCommand(program: Command): void {
     )
     .passThroughOptions()
     .action(async (command: string[], options: WrapOptions) => {
-      process.exit(await wrap(command, options));
+      const record = new StderrRecord();
+      const status = await wrap(command, options, () => record.stop());
+      record.stop();
+      // Nothing started: tell the host why on the connection it is waiting on, since it shows that.
+      if (status === EXIT_BAD_INPUT) await tellHost(record.firstError() ?? "toolgate could not start");
+      process.exit(status);
     });
 }
 
-async function wrap(command: string[], options: WrapOptions): Promise<number> {
+async function wrap(command: string[], options: WrapOptions, started: () => void): Promise<number> {
   const log = (line: string): void => {
     process.stderr.write(`toolgate: ${printable(line)}\n`);
   };
@@ -136,6 +142,8 @@ async function wrap(command: string[], options: WrapOptions): Promise<number> {
   });
 
   const serverId = options.label ?? options.server;
+  // From here on stderr is the running server's; the record is only for failures before it.
+  started();
   try {
     return await runStdioWrap({
       command: plan.command,

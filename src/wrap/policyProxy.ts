@@ -76,6 +76,8 @@ export interface ProxyPeers {
 const DEFAULT_PRIVATE_TIMEOUT_MS = 10_000;
 const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 const RESERVED_ID = "Invalid Request: this id is reserved by toolgate; use another";
+/** How long a wrap whose server did not start waits for the host's `initialize`, to answer it. */
+const UNAVAILABLE_WAIT_MS = 5000;
 
 /**
  * The policy proxy between one MCP client and one MCP server: a raw frame proxy over the session core. Every
@@ -187,6 +189,26 @@ export class PolicyProxy {
     });
   }
 
+  /** Set when the server could not be started: every request is answered with it. */
+  private unavailable: { message: string; answeredInitialize: () => void } | null = null;
+
+  serverUnavailable(message: string): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, UNAVAILABLE_WAIT_MS);
+      timer.unref();
+      const answeredInitialize = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.unavailable = { message, answeredInitialize };
+      for (const id of [...this.clientPending]) {
+        const wasInitialize = this.initializeIds.delete(id);
+        this.toClient(errorResponse(id, INTERNAL_ERROR, `toolgate: ${message}`));
+        if (wasInitialize) answeredInitialize();
+      }
+    });
+  }
+
   /** One frame from the client. */
   fromClient(frame: InboundFrame): void {
     const inbound = readFrame(frame);
@@ -207,6 +229,18 @@ export class PolicyProxy {
       return;
     }
     const message = inbound.message as JsonRpcRequest | JsonRpcNotification;
+    if (this.unavailable !== null) {
+      if (inbound.kind !== "request") return;
+      this.toClient(
+        errorResponse(
+          (message as JsonRpcRequest).id,
+          INTERNAL_ERROR,
+          `toolgate: ${this.unavailable.message}`,
+        ),
+      );
+      if (message.method === "initialize") this.unavailable.answeredInitialize();
+      return;
+    }
     if (inbound.kind === "request") {
       const id = (message as JsonRpcRequest).id;
       if (this.clientPending.has(id)) {

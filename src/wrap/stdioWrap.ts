@@ -14,6 +14,11 @@ export interface FrameHandler {
   /** The client closed its input (nothing it was asked will be answered). */
   clientClosed?(): void;
   idle(): Promise<void>;
+  /**
+   * The server could not be started: every client request is answered with `message` from now on.
+   * Resolves once `initialize` was answered so (the host shows the message), or after a bounded wait.
+   */
+  serverUnavailable?(message: string): Promise<void>;
 }
 
 export interface StdioWrapOptions {
@@ -110,9 +115,11 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
     await flushed(output);
     return status;
   } catch (error) {
-    options.log(
-      `cannot start the server '${options.command}': ${error instanceof Error ? error.message : String(error)}`,
-    );
+    const reason = spawnFailure(options.command, error, options.env ?? process.env);
+    options.log(reason);
+    // The host sees only what comes back on the connection: the reason goes there too.
+    await handler.serverUnavailable?.(reason);
+    await flushed(output);
     return 127;
   } finally {
     for (const signal of FORWARDED_SIGNALS) process.off(signal, forward);
@@ -133,4 +140,22 @@ function flushed(output: Writable): Promise<void> {
       resolve();
     });
   });
+}
+
+/**
+ * Why the server did not start, with what to do. Hosts start servers with a small PATH, so a command found
+ * in a shell is often not found there: the message says which PATH was searched.
+ */
+export function spawnFailure(command: string, error: unknown, env: NodeJS.ProcessEnv): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === "ENOENT") {
+    return (
+      `cannot start the server: '${command}' was not found (spawn ENOENT) on PATH=${env.PATH ?? "(unset)"}. ` +
+      `MCP hosts start servers with a minimal PATH: give the command's absolute path (\`command -v ${command}\` in a shell shows it)`
+    );
+  }
+  if (code === "EACCES") {
+    return `cannot start the server: '${command}' is not executable (spawn EACCES); check its permissions (chmod +x)`;
+  }
+  return `cannot start the server '${command}': ${error instanceof Error ? error.message : String(error)}`;
 }
