@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { Command } from "commander";
 import { buildServerList } from "../engine/policy/enabledServers.js";
 import { policyHasNameRules } from "../engine/policy/policyLayer.js";
@@ -35,6 +36,12 @@ function list(flags: ListFlags): number {
     process.stdout.write(
       flags.format === "json" ? JSON.stringify(listViewJson(rows), null, 2) + "\n" : renderListView(rows),
     );
+    // Every server ✗ is most often a config.yaml without enabled_mcp_servers: say so, as serve and info do.
+    if (rows.length > 0 && rows.every((r) => !r.enabled)) {
+      process.stderr.write(
+        `toolgate: no server is enabled in this context\n  hint: set \`enabled_mcp_servers: [${rows[0]!.name}]\` (or \`all\`) in ${join(config.dir, "config.yaml")}, or enable servers in the role, agent or skill\n`,
+      );
+    }
     return 0;
   } catch (error) {
     printError(describeError(error));

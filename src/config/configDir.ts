@@ -56,6 +56,14 @@ function fileProblem(code: ToolgateCode, message: string, file: string): Diagnos
 }
 
 /** The file's text, `null` when it does not exist; other read failures are diagnostics. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function readText(file: string, diagnostics: Diagnostic[]): string | null {
   try {
     // A byte-order mark is not part of the text (editors on Windows write one).
@@ -81,6 +89,25 @@ export function loadConfigDir(
 ): LoadResult {
   const diagnostics: Diagnostic[] = [];
   const mcpFile = join(dir, "mcp.json");
+  if (!isDirectory(dir)) {
+    diagnostics.push(
+      fileProblem(
+        "E_CONFIG_NOT_FOUND",
+        `no configuration directory ${dir}: ${existsSync(dir) ? "it is not a directory" : "no such directory"} (hint: create it with an mcp.json, or point --config-dir or $TOOLGATE_CONFIG_DIR at one)`,
+        dir,
+      ),
+    );
+    const config: ConfigDir = {
+      dir,
+      mcp: { file: mcpFile, servers: [] },
+      global: emptyGlobalConfig(),
+      roles: new Map(),
+      agents: new Map(),
+      sessions: new Map(),
+      skills: new Map(),
+    };
+    return { config, diagnostics };
+  }
   const mcpText = readText(mcpFile, diagnostics);
   let mcp = { file: mcpFile, servers: [] } as ConfigDir["mcp"];
   if (mcpText === null) {

@@ -1,6 +1,7 @@
 import type { ToolgateCode } from "../engine/model/codes.js";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import { hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import { defaultRedactContract, readRedactContract, readScopeContract } from "./policyContracts.js";
 import type {
@@ -82,9 +83,11 @@ export function loadPolicyFile(path: string): PolicyLoadResult {
     bytes = readFileSync(path);
   } catch (e) {
     const reason = e instanceof Error ? e.message : String(e);
+    // A relative path is read against the current directory, which a host may set anywhere: say which.
+    const tried = isAbsolute(path) ? "" : ` (${resolve(path)})`;
     return {
       policy: null,
-      diagnostics: [fileError("E_POLICY_READ", path, `cannot read policy file '${path}': ${reason}`)],
+      diagnostics: [fileError("E_POLICY_READ", path, `cannot read policy file '${path}'${tried}: ${reason}`)],
     };
   }
   let text: string;

@@ -16,6 +16,7 @@ import type { McpServerConfig, McpTransport } from "../engine/model/mcpServers.j
 import { ToolgateError } from "../engine/errors.js";
 import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
 import { ProgressTap } from "./progressTap.js";
+import { spawnFailure } from "./spawnFailure.js";
 import { SecretScrubber } from "./serverSecrets.js";
 import { describeTarget } from "./serverTarget.js";
 import { fetchCatalogPages, type CatalogPage } from "../session/catalogPages.js";
@@ -130,11 +131,13 @@ export function stdioLaunch(server: McpServerConfig & { transport: "stdio" }, ba
   };
 }
 
-function reasonOf(error: unknown): string {
+function reasonOf(error: unknown, command?: string, env?: NodeJS.ProcessEnv): string {
   if (error instanceof Error) {
     const code = (error as NodeJS.ErrnoException).code;
-    // spawn failures say `spawn foo ENOENT`; say what it means.
-    if (code === "ENOENT" && /spawn/.test(error.message)) return `${error.message} (command not found)`;
+    // spawn failures say `spawn foo ENOENT`; say what it means, and where it was looked for.
+    if ((code === "ENOENT" || code === "EACCES") && /spawn/.test(error.message) && command !== undefined) {
+      return spawnFailure(command, error, env ?? process.env);
+    }
     return error.message;
   }
   return String(error);
@@ -263,7 +266,10 @@ export async function connectUpstream(
     await client.close().catch(() => {});
     // A child that died before answering has usually said why on stderr; give the pipe a moment to drain.
     await new Promise((r) => setTimeout(r, 50));
-    const reason = reasonOf(error);
+    const reason =
+      server.transport === "stdio"
+        ? reasonOf(error, server.command, stdioLaunch(server, options.baseDir).env)
+        : reasonOf(error);
     throw fail(
       /timed out/i.test(reason) ? `no answer to initialize within ${timeoutMs} ms (${reason})` : reason,
     );

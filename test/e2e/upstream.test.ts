@@ -123,7 +123,7 @@ describe("connectUpstream over stdio", () => {
     const error = await failure(connectUpstream(stdio("ghost", "tg-no-such-command-xyz", ["--flag"])));
     expect(error.code).toBe("E_UPSTREAM_CONNECT");
     expect(error.message).toContain("MCP server 'ghost' (stdio: tg-no-such-command-xyz --flag)");
-    expect(error.message).toContain("command not found");
+    expect(error.message).toContain("was not found (spawn ENOENT)");
   });
 
   it("a server that exits at once: the reason carries what it wrote on stderr", async () => {
