@@ -1,16 +1,10 @@
 import { writeFileSync } from "node:fs";
-import { basename } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { CONFIG_DIR_HELP } from "./contextOptions.js";
-import { loadContext } from "./contextLoader.js";
 import { describeError, errorText, printError } from "./errorReport.js";
-import {
-  readLiveCatalog,
-  targetFromConfig,
-  type CatalogTarget,
-  type LiveCatalog,
-} from "./pin/liveCatalog.js";
+import { readLiveCatalog, type LiveCatalog } from "./pin/liveCatalog.js";
+import { defaultServerId, resolveTarget } from "./pin/liveTarget.js";
 import { pinCatalog, renderPinsJson, renderPinsYaml, type PinnedCatalog } from "./pin/pinBlock.js";
 
 interface PinFlags {
@@ -67,7 +61,7 @@ export function registerPinCommand(program: Command): void {
 }
 
 async function pin(command: string[], flags: PinFlags): Promise<number> {
-  const target = resolveTarget(command, flags);
+  const target = resolveTarget(command, flags, "pin");
   if (target === null) return EXIT_BAD_INPUT;
 
   let catalog: LiveCatalog;
@@ -120,63 +114,6 @@ async function pin(command: string[], flags: PinFlags): Promise<number> {
   }
   process.stderr.write(`toolgate: wrote ${summary} to ${flags.output}\n`);
   return EXIT_OK;
-}
-
-/**
- * What wrap matches pins against when it is not told a server id: the name in the server's initialize
- * answer. Pins written under any other name (the command's basename, say) would not apply there, and the
- * tools would count as unpinned. The command's basename only when the server gives no name.
- */
-function defaultServerId(catalog: LiveCatalog, target: CatalogTarget): string {
-  if (catalog.serverInfo.name !== "") return catalog.serverInfo.name;
-  return target.transport === "stdio" ? basename(target.command) : target.name;
-}
-
-function resolveTarget(command: readonly string[], flags: PinFlags): CatalogTarget | null {
-  const [program, ...args] = command;
-  if (program !== undefined) {
-    if (flags.configDir !== undefined && flags.server === undefined) {
-      printError(
-        errorText("E_USAGE", "--config-dir needs --server <name>; or give only the command after --"),
-      );
-      return null;
-    }
-    // Like `wrap -- CMD`: the command runs with this process's environment and working directory.
-    return {
-      transport: "stdio",
-      name: flags.server ?? basename(program),
-      command: program,
-      args,
-      env: { ...process.env },
-    };
-  }
-  if (flags.server === undefined) {
-    printError(
-      errorText(
-        "E_USAGE",
-        "pin needs the server command after -- (toolgate pin -- CMD ARGS…) or --server <name> of the configuration directory",
-      ),
-    );
-    return null;
-  }
-  const context = loadContext(
-    { skill: [], ...(flags.configDir === undefined ? {} : { configDir: flags.configDir }) },
-    false,
-  );
-  if (context === null) return null;
-  const server = context.config.mcp.servers.find((s) => s.name === flags.server);
-  if (server === undefined) {
-    const known = context.config.mcp.servers.map((s) => s.name);
-    printError(
-      errorText(
-        "E_UNKNOWN_SERVER",
-        `MCP server '${flags.server}' is not in ${context.config.mcp.file}`,
-        known.length === 0 ? "mcp.json configures no servers" : `configured servers: ${known.join(", ")}`,
-      ),
-    );
-    return null;
-  }
-  return targetFromConfig(server, context.dir);
 }
 
 function formatOption(value: string): "yaml" | "json" {

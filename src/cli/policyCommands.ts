@@ -17,12 +17,16 @@ import { printDiagnostics } from "./contextOptions.js";
 import { serverNames } from "./contextLoader.js";
 import { decisionJson } from "./render/decisionJson.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
+import { registerPolicyInit } from "./policyInitCommand.js";
 
 /** Exit codes of `toolgate policy …` (documented in the README). */
 export const EXIT = { ok: 0, denied: 1, needsMigration: 1, badInput: 2 } as const;
 
 export function registerPolicyCommands(program: Command): void {
-  const policy = program.command("policy").description("check, validate and migrate policy files");
+  const policy = program
+    .command("policy")
+    .description("check, validate and migrate policy files; start one from a live server");
+  registerPolicyInit(policy);
 
   policy
     .command("check")

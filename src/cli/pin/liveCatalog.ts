@@ -119,6 +119,7 @@ export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number):
       const definition: ToolDefinition = { name: t.name };
       if (Object.hasOwn(t, "description")) definition.description = t.description as string;
       if (Object.hasOwn(t, "inputSchema")) definition.inputSchema = t.inputSchema;
+      if (Object.hasOwn(t, "annotations")) definition.annotations = t.annotations;
       return definition;
     });
     const rawSchemas = new Map<string, string>();

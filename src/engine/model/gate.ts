@@ -7,6 +7,8 @@ export interface ToolDefinition {
   name: string;
   description?: string;
   inputSchema?: unknown;
+  /** The server's hints (readOnlyHint, destructiveHint …): read by `policy init`, never trusted by a decision. */
+  annotations?: unknown;
 }
 
 /**

@@ -1,0 +1,65 @@
+import { basename } from "node:path";
+import { loadContext } from "../contextLoader.js";
+import { errorText, printError } from "../errorReport.js";
+import { targetFromConfig, type CatalogTarget, type LiveCatalog } from "./liveCatalog.js";
+
+/**
+ * What wrap matches pins against when it is not told a server id: the name in the server's initialize
+ * answer. Pins written under any other name (the command's basename, say) would not apply there, and the
+ * tools would count as unpinned. The command's basename only when the server gives no name.
+ */
+export function defaultServerId(catalog: LiveCatalog, target: CatalogTarget): string {
+  if (catalog.serverInfo.name !== "") return catalog.serverInfo.name;
+  return target.transport === "stdio" ? basename(target.command) : target.name;
+}
+
+export function resolveTarget(
+  command: readonly string[],
+  flags: { configDir?: string; server?: string },
+  verb: string,
+): CatalogTarget | null {
+  const [program, ...args] = command;
+  if (program !== undefined) {
+    if (flags.configDir !== undefined && flags.server === undefined) {
+      printError(
+        errorText("E_USAGE", "--config-dir needs --server <name>; or give only the command after --"),
+      );
+      return null;
+    }
+    // Like `wrap -- CMD`: the command runs with this process's environment and working directory.
+    return {
+      transport: "stdio",
+      name: flags.server ?? basename(program),
+      command: program,
+      args,
+      env: { ...process.env },
+    };
+  }
+  if (flags.server === undefined) {
+    printError(
+      errorText(
+        "E_USAGE",
+        `${verb} needs the server command after -- (toolgate ${verb} -- CMD ARGS…) or --server <name> of the configuration directory`,
+      ),
+    );
+    return null;
+  }
+  const context = loadContext(
+    { skill: [], ...(flags.configDir === undefined ? {} : { configDir: flags.configDir }) },
+    false,
+  );
+  if (context === null) return null;
+  const server = context.config.mcp.servers.find((s) => s.name === flags.server);
+  if (server === undefined) {
+    const known = context.config.mcp.servers.map((s) => s.name);
+    printError(
+      errorText(
+        "E_UNKNOWN_SERVER",
+        `MCP server '${flags.server}' is not in ${context.config.mcp.file}`,
+        known.length === 0 ? "mcp.json configures no servers" : `configured servers: ${known.join(", ")}`,
+      ),
+    );
+    return null;
+  }
+  return targetFromConfig(server, context.dir);
+}

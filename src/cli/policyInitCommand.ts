@@ -1,0 +1,81 @@
+import { existsSync, writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
+import { CONFIG_DIR_HELP } from "./contextOptions.js";
+import { describeError, errorText, printError } from "./errorReport.js";
+import { readLiveCatalog } from "./pin/liveCatalog.js";
+import { defaultServerId, resolveTarget } from "./pin/liveTarget.js";
+import { pinCatalog } from "./pin/pinBlock.js";
+import { starterPolicyYaml } from "./policy/starterPolicy.js";
+
+interface InitFlags {
+  configDir?: string;
+  server?: string;
+  serverId?: string;
+  output?: string;
+  force?: boolean;
+}
+
+/**
+ * `toolgate policy init -- CMD [ARGS…]` (or `--config-dir D --server S`): reads the server's live catalog
+ * and writes a starter policy for it (see starterPolicy.ts) to stdout or `--output`; exit 0, 1 when the
+ * server could not be reached or read, 2 for bad input.
+ */
+export function registerPolicyInit(policy: Command): void {
+  policy
+    .command("init")
+    .description(
+      "write a starter policy from an MCP server's live catalog: read-only tools allowed, the others under approval_required, a tightened schema and a pin per tool",
+    )
+    .option("--config-dir <dir>", CONFIG_DIR_HELP)
+    .option("--server <name>", "the mcp.json server of the configuration directory to read")
+    .option("--server-id <id>", "server_id of the pins (default: as toolgate pin chooses it)")
+    .option("--output <file>", "write the policy here instead of stdout (an existing file is kept)")
+    .option("--force", "with --output: replace an existing file")
+    .argument("[command...]", "the server command and its arguments (after --)")
+    .usage("[options] -- <server-command> [args...]  |  --server <name> [--config-dir <dir>] [options]")
+    .passThroughOptions()
+    .action(async (command: string[], flags: InitFlags) => {
+      process.exit(await init(command, flags));
+    });
+}
+
+async function init(command: string[], flags: InitFlags): Promise<number> {
+  if (flags.output !== undefined && existsSync(flags.output) && flags.force !== true) {
+    printError(
+      errorText(
+        "E_USAGE",
+        `'${flags.output}' exists; toolgate policy init keeps it`,
+        "choose another --output, or add --force to replace it",
+      ),
+    );
+    return 2;
+  }
+  const target = resolveTarget(command, flags, "policy init");
+  if (target === null) return 2;
+  let text: string;
+  try {
+    const catalog = await readLiveCatalog(target, DEFAULT_UPSTREAM_TIMEOUT_MS);
+    const serverId = flags.serverId ?? flags.server ?? defaultServerId(catalog, target);
+    const pins = pinCatalog(catalog.tools, catalog.rawSchemas, serverId);
+    const named = `${catalog.serverInfo.name} ${catalog.serverInfo.version}`.trim();
+    text = starterPolicyYaml({ server: named === "" ? target.name : named, tools: catalog.tools, pins });
+  } catch (error) {
+    printError(describeError(error));
+    return 1;
+  }
+  if (flags.output === undefined) {
+    process.stdout.write(text);
+    return 0;
+  }
+  try {
+    writeFileSync(flags.output, text);
+  } catch (error) {
+    printError(errorText("E_USAGE", `cannot write '${flags.output}': ${(error as Error).message}`));
+    return 2;
+  }
+  process.stderr.write(
+    `toolgate: wrote a starter policy to ${flags.output}; review it before you rely on it\n`,
+  );
+  return 0;
+}
