@@ -6,6 +6,9 @@ type Register = (program: Command) => void;
  * Each command's module is loaded only when that command runs (the bundle splits them into chunks), so
  * `toolgate wrap` does not pay at start-up for the SDK, the console or the HTTP gateway.
  */
+const installCommands = async (): Promise<Register> =>
+  (await import("./installCommand.js")).registerInstallCommands;
+
 const COMMANDS: Record<string, () => Promise<Register>> = {
   policy: async () => (await import("./policyCommands.js")).registerPolicyCommands,
   wrap: async () => (await import("./wrapCommand.js")).registerWrapCommand,
@@ -16,6 +19,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   audit: async () => (await import("./auditCommand.js")).registerAuditCommand,
   pin: async () => (await import("./pinCommand.js")).registerPinCommand,
   approve: async () => (await import("./approveCommand.js")).registerApproveCommand,
+  install: installCommands,
+  uninstall: installCommands,
 };
 
 async function main(argv: string[]): Promise<void> {
@@ -29,7 +34,9 @@ async function main(argv: string[]): Promise<void> {
   const named = argv[2];
   // A known command loads alone; anything else (help, a typo, no command) needs every command listed.
   const chosen = named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
-  for (const register of await Promise.all(chosen.map((name) => COMMANDS[name]!()))) register(program);
+  // One module may register several commands (install and uninstall): each module once.
+  const loaders = [...new Set(chosen.map((name) => COMMANDS[name]!))];
+  for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
   await program.parseAsync(argv);
 }
 

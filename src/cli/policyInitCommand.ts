@@ -1,12 +1,9 @@
 import { existsSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { CONFIG_DIR_HELP } from "./contextOptions.js";
 import { describeError, errorText, printError } from "./errorReport.js";
-import { readLiveCatalog } from "./pin/liveCatalog.js";
-import { defaultServerId, resolveTarget } from "./pin/liveTarget.js";
-import { pinCatalog } from "./pin/pinBlock.js";
-import { starterPolicyYaml } from "./policy/starterPolicy.js";
+import { resolveTarget } from "./pin/liveTarget.js";
+import { starterPolicyFromServer } from "./policy/liveStarter.js";
 
 interface InitFlags {
   configDir?: string;
@@ -55,11 +52,7 @@ async function init(command: string[], flags: InitFlags): Promise<number> {
   if (target === null) return 2;
   let text: string;
   try {
-    const catalog = await readLiveCatalog(target, DEFAULT_UPSTREAM_TIMEOUT_MS);
-    const serverId = flags.serverId ?? flags.server ?? defaultServerId(catalog, target);
-    const pins = pinCatalog(catalog.tools, catalog.rawSchemas, serverId);
-    const named = `${catalog.serverInfo.name} ${catalog.serverInfo.version}`.trim();
-    text = starterPolicyYaml({ server: named === "" ? target.name : named, tools: catalog.tools, pins });
+    text = await starterPolicyFromServer(target, flags.serverId ?? flags.server);
   } catch (error) {
     printError(describeError(error));
     return 1;

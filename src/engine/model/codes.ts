@@ -134,6 +134,7 @@ export const AUDIT_PIN_CODES = [
 /** The command line and the console. */
 export const CLI_CODES = [
   "E_USAGE",
+  "E_INSTALL_ENTRY",
   "E_INTERNAL",
   "E_CONSOLE_USAGE",
   "E_CONSOLE_COMMAND",
