@@ -34,6 +34,7 @@ import {
 import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protocol/envelope.js";
 import { standardHeaderMismatch } from "../engine/protocol/mirroredHeaders.js";
 import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
+import { answerOAuthDiscovery, BEARER_HOW, isOAuthDiscoveryPath } from "./oauthDiscovery.js";
 
 /**
  * `toolgate serve --http`: the Streamable HTTP endpoint (`/mcp`) on node:http. Every request is checked in
@@ -197,14 +198,18 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       sendError(res, 403, -32000, `Forbidden: Origin '${origin ?? ""}' is not allowed (--allowed-origin)`);
       return;
     }
-    const path = (req.url ?? "").split("?")[0];
+    const path = (req.url ?? "").split("?")[0] ?? "";
+    if (isOAuthDiscoveryPath(path)) {
+      answerOAuthDiscovery(res);
+      return;
+    }
     if (path !== MCP_PATH) {
       sendError(res, 404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
       return;
     }
     const token = tokens.match(req.headers.authorization);
     if (token === null) {
-      sendError(res, 401, -32001, "Unauthorized: a valid bearer token is required", {
+      sendError(res, 401, -32001, `Unauthorized: a valid bearer token is required: ${BEARER_HOW}`, {
         "www-authenticate": 'Bearer realm="toolgate"',
       });
       return;

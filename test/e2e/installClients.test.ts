@@ -6,8 +6,10 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { configDir, mcpJson } from "./configDirHelpers.js";
 import { CLI, NODE, ROOT, tempDir } from "./helpers.js";
 import { claude, CLAUDE_CODE, INSPECTOR, installedBin } from "./realClients.js";
+import { serveHttp } from "./serveHelpers.js";
 
 const MEMORY_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/server-memory/dist/index.js");
 
@@ -100,6 +102,38 @@ describe("toolgate install claude-code, checked by Claude Code itself", () => {
     expect(none.status).toBe(2);
     expect(none.stderr).toContain("error E_USAGE: toolgate install claude-code has not changed");
   });
+});
+
+describe("Claude Code against toolgate serve --http", () => {
+  it("without a token shows how to send one; with the header it connects", async () => {
+    const bin = installedBin(CLAUDE_CODE, "claude");
+    const token = "cc-e2e-token-0123456789abcdefghij";
+    const dir = configDir({
+      "mcp.json": mcpJson({ memory: { command: NODE, args: [MEMORY_SERVER] } }),
+      "config.yaml": "enabled_mcp_servers: all\n",
+    });
+    const served = await serveHttp(dir, [], { TOOLGATE_TOKEN: token });
+    try {
+      const home = tempDir("tg-cc-http-");
+      const add = (name: string, extra: string[]) =>
+        claude(
+          bin,
+          home,
+          ["mcp", "add", "--transport", "http", "-s", "user", name, served.url, ...extra],
+          home,
+        );
+      expect(add("bare", []).status).toBe(0);
+      expect(add("keyed", ["--header", `Authorization: Bearer ${token}`]).status).toBe(0);
+      const list = claude(bin, home, ["mcp", "list"], home);
+      expect(list.stdout).toContain("bare: ");
+      expect(list.stdout).toMatch(
+        /bare: .* - ✘ Failed to connect — .*static bearer tokens, not OAuth: send the header/,
+      );
+      expect(list.stdout).toMatch(/keyed: .* - ✔ Connected/);
+    } finally {
+      await served.stop();
+    }
+  }, 120_000);
 });
 
 describe("the MCP Inspector CLI through an installed Claude Desktop entry", () => {

@@ -201,10 +201,38 @@ describe("serve --http: what is refused", () => {
       expect(JSON.parse(answer.body)).toEqual({
         jsonrpc: "2.0",
         id: null,
-        error: { code: -32001, message: "Unauthorized: a valid bearer token is required" },
+        error: {
+          code: -32001,
+          message:
+            'Unauthorized: a valid bearer token is required: send the header "Authorization: Bearer <token>" with a token from the --tokens file of toolgate serve (Claude Code: claude mcp add --transport http NAME URL --header "Authorization: Bearer <token>")',
+        },
       });
     }
     await expect(httpClient(served.url, "not-a-token-at-all-000")).rejects.toThrow();
+  });
+
+  it("answers a client's OAuth discovery with a 404 that says how to authenticate instead", async () => {
+    const origin = new URL(served.url).origin;
+    for (const path of [
+      "/.well-known/oauth-protected-resource/mcp",
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/openid-configuration",
+      "/register",
+    ]) {
+      const answer = await fetch(origin + path, { method: path === "/register" ? "POST" : "GET" });
+      expect(answer.status, path).toBe(404);
+      const body = (await answer.json()) as { error: string; error_description: string };
+      expect(body.error).toBe("invalid_request");
+      expect(body.error_description).toContain(
+        'this toolgate takes static bearer tokens, not OAuth: send the header "Authorization: Bearer <token>"',
+      );
+    }
+    const other = await fetch(`${origin}/.well-known/other`);
+    expect(other.status).toBe(404);
+    expect(((await other.json()) as { error: { message: string } }).error.message).toBe(
+      "Not Found: the MCP endpoint is /mcp",
+    );
   });
 
   it("403 for an Origin that is not allowed, even with a valid token", async () => {
