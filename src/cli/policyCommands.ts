@@ -18,6 +18,7 @@ import { serverNames } from "./contextLoader.js";
 import { decisionJson } from "./render/decisionJson.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { registerPolicyInit } from "./policyInitCommand.js";
+import { registerPolicySuggest } from "./policySuggestCommand.js";
 
 /** Exit codes of `toolgate policy …` (documented in the README). */
 export const EXIT = { ok: 0, denied: 1, needsMigration: 1, badInput: 2 } as const;
@@ -27,6 +28,7 @@ export function registerPolicyCommands(program: Command): void {
     .command("policy")
     .description("check, validate and migrate policy files; start one from a live server");
   registerPolicyInit(policy);
+  registerPolicySuggest(policy);
 
   policy
     .command("check")

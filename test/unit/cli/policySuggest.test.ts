@@ -1,0 +1,370 @@
+// policy suggest's pure parts, one by one: which events are calls, which server, which tools go into
+// tools.allow and which are only reported, what a given policy says by name, and that the suggested file
+// loads as a v2 policy whatever the names in the log.
+import { describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import type { CallOutcome } from "../../../src/audit/events.js";
+import { loadPolicyText } from "../../../src/config/policyLoader.js";
+import { compilePolicy } from "../../../src/engine/policy/compile.js";
+import { callsOf, type CallRecord, type LogRecord } from "../../../src/cli/policy/suggest/calls.js";
+import { judgeNames } from "../../../src/cli/policy/suggest/judge.js";
+import { suggestedPolicyYaml } from "../../../src/cli/policy/suggest/policyYaml.js";
+import { suggestReport } from "../../../src/cli/policy/suggest/report.js";
+import {
+  chooseServer,
+  exactlyNamed,
+  hiddenByName,
+  suggestFrom,
+} from "../../../src/cli/policy/suggest/tally.js";
+import type { LogSource } from "../../../src/cli/policy/suggest/text.js";
+
+const SOURCE: LogSource = { file: "audit.jsonl", events: 9, lastSeq: 9, head: "ab".repeat(32) };
+const DIGEST = "cd".repeat(32);
+
+let seconds = 0;
+function call(tool: string, decision: CallOutcome = "allow", more: Partial<CallRecord> = {}): CallRecord {
+  seconds++;
+  return {
+    line: seconds,
+    tool,
+    decision,
+    code: null,
+    rule: null,
+    time: `2026-01-01T00:00:${String(seconds % 60).padStart(2, "0")}.000Z`,
+    policyDigest: DIGEST,
+    ...more,
+  };
+}
+
+function record(line: number, event: Record<string, unknown>): LogRecord {
+  return {
+    line,
+    event: {
+      seq: line,
+      prev: "0".repeat(64),
+      time: "2026-01-01T00:00:00.000Z",
+      session: "s",
+      policy_digest: null,
+      request_id: line,
+      ...event,
+    },
+  };
+}
+
+const callEvent = (tool: string, extra: Record<string, unknown> = {}) => ({
+  event: "tools/call",
+  tool,
+  decision: "allow",
+  code: null,
+  rule: null,
+  reason: "r",
+  warnings: [],
+  args_sha256: null,
+  ...extra,
+});
+
+describe("callsOf", () => {
+  it("counts tools/call events only, and in meta mode only calls through the invoke meta tool", () => {
+    const read = callsOf([
+      record(1, { event: "tools/list", decision: "filtered", shown: 1, hidden: 0, hidden_tools: [] }),
+      record(2, callEvent("read_graph")),
+      record(3, { event: "request", method: "ping", decision: "deny", code: "E_RATE_LIMIT", rule: null }),
+      record(4, callEvent("read_graph", { server: "memory", via: "mcp_invoke_memory" })),
+      record(5, callEvent("open_nodes", { server: "memory", via: "mcp_describe_memory" })),
+      record(6, callEvent("mcp_search_memory", { server: "memory", via: "mcp_search_memory" })),
+    ]);
+    expect(read).toMatchObject({
+      ok: true,
+      calls: [
+        { line: 2, tool: "read_graph" },
+        { line: 4, tool: "read_graph", server: "memory" },
+      ],
+    });
+    if (read.ok) expect("server" in read.calls[0]!).toBe(false);
+  });
+
+  it.each([
+    [{ tool: 7 }, "`tool` is not a string"],
+    [{ decision: "maybe" }, "`decision` is not one of"],
+    [{ code: 1 }, "`code` is neither"],
+    [{ rule: { layer: "policy", kind: "tools.deny" } }, "`rule` is neither"],
+    [{ rule: [] }, "`rule` is neither"],
+    [{ time: null }, "`time` is not a string"],
+    [{ server: 3 }, "`server` is neither"],
+  ])("a call event with %j is bad input naming its line", (extra, problem) => {
+    const read = callsOf([record(1, callEvent("a")), record(2, callEvent("b", extra))]);
+    expect(read.ok).toBe(false);
+    if (!read.ok) {
+      expect(read.line).toBe(2);
+      expect(read.problem).toContain(problem);
+    }
+  });
+});
+
+describe("hiddenByName", () => {
+  it.each([
+    ["allow", null, false],
+    ["would-deny", "E_ARG_SCHEMA", false],
+    ["deny", "E_APPROVAL_REQUIRED", false],
+    ["hidden", null, true],
+    ["would-hide", "E_TOOL_DENIED", true],
+    // enforcement.denied_tools: explain records a refusal by name as a deny.
+    ["would-deny", "E_TOOL_NOT_ALLOWED", true],
+    ["deny", "E_TOOL_DENIED", true],
+    ["would-deny", "E_TOOL_DRIFT", true],
+  ] as const)("%s %s → %s", (decision, code, hidden) => {
+    expect(hiddenByName({ decision, code })).toBe(hidden);
+  });
+});
+
+describe("chooseServer", () => {
+  const wrapped = [call("a"), call("b")];
+  const served = [call("a", "allow", { server: "fs" }), call("x", "hidden", { server: null })];
+  const two = [...served, call("b", "allow", { server: "memory" })];
+  it("wrap's logs name no server; one server is taken; several need --server", () => {
+    expect(chooseServer(wrapped, undefined)).toEqual({ ok: true, server: null });
+    expect(chooseServer(served, undefined)).toEqual({ ok: true, server: "fs" });
+    expect(chooseServer(two, undefined)).toEqual({
+      ok: false,
+      problem: "several",
+      servers: ["fs", "memory"],
+    });
+    expect(chooseServer(two, "memory")).toEqual({ ok: true, server: "memory" });
+    expect(chooseServer(two, "github")).toEqual({ ok: false, problem: "unknown", servers: ["fs", "memory"] });
+    expect(chooseServer(wrapped, "fs")).toEqual({ ok: false, problem: "unknown", servers: [] });
+  });
+});
+
+describe("suggestFrom", () => {
+  const deny = { layer: "policy", kind: "tools.deny", value: "delete_*" };
+  const calls = [
+    call("search_nodes"),
+    call("read_graph"),
+    call("create_entities", "would-deny", {
+      code: "E_ARG_SCHEMA",
+      rule: { layer: "policy", kind: "schemas", value: "create_entities" },
+    }),
+    call("read_graph"),
+    call("create_entities"),
+    call("delete_entities", "would-hide", { code: "E_TOOL_DENIED", rule: deny }),
+    call("ghost", "would-hide"),
+    call("*wild"),
+    // Allowed once, hidden once (the policy changed): never re-allowed.
+    call("open_nodes"),
+    call("open_nodes", "hidden", { code: "E_TOOL_NOT_ALLOWED" }),
+  ];
+  const s = suggestFrom(calls, null);
+
+  it("allows exactly the tools called through the name rules, sorted; reports the others", () => {
+    expect(s.allow.map((u) => u.tool)).toEqual(["create_entities", "read_graph", "search_nodes"]);
+    expect(s.hidden.map((u) => u.tool)).toEqual(["delete_entities", "ghost", "open_nodes"]);
+    expect(s.inexact.map((u) => u.tool)).toEqual(["*wild"]);
+    expect(s.calls).toBe(calls.length);
+    expect(s.digests).toEqual([DIGEST]);
+  });
+
+  it("counts calls, first and last, and each outcome", () => {
+    const created = s.allow[0]!;
+    expect(created).toMatchObject({
+      tool: "create_entities",
+      calls: 2,
+      first: calls[2]!.time,
+      last: calls[4]!.time,
+    });
+    expect(created.outcomes).toEqual([
+      { decision: "would-deny", code: "E_ARG_SCHEMA", rule: calls[2]!.rule, count: 1 },
+      { decision: "allow", code: null, rule: null, count: 1 },
+    ]);
+    expect(s.allow[1]!.outcomes).toEqual([{ decision: "allow", code: null, rule: null, count: 2 }]);
+  });
+
+  it("for one server of serve's log: its calls only; calls to no server are counted aside", () => {
+    const served = suggestFrom(
+      [
+        call("a", "allow", { server: "fs" }),
+        call("b", "allow", { server: "memory" }),
+        call("c", "hidden", { server: null }),
+      ],
+      "fs",
+    );
+    expect(served.allow.map((u) => u.tool)).toEqual(["a"]);
+    expect(served).toMatchObject({ server: "fs", calls: 1, noServer: 1, hidden: [] });
+  });
+
+  it("exactlyNamed: a * first or last would make a wildcard; an interior * is literal", () => {
+    expect(exactlyNamed("read_file")).toBe(true);
+    expect(exactlyNamed("read_*_file")).toBe(true);
+    expect(exactlyNamed("")).toBe(true);
+    for (const name of ["*", "read_*", "*_file", "*x*"]) expect(exactlyNamed(name)).toBe(false);
+  });
+});
+
+describe("suggestedPolicyYaml", () => {
+  it("loads as a v2 policy without a diagnostic, allowing exactly the names", () => {
+    const s = suggestFrom(
+      [call("read_graph"), call("search_nodes"), call("delete_entities", "would-hide")],
+      null,
+    );
+    const text = suggestedPolicyYaml(s, SOURCE);
+    const { policy, diagnostics } = loadPolicyText("suggested.yaml", text);
+    expect(diagnostics).toEqual([]);
+    expect(policy!.tools.allow!.map((e) => e.pattern)).toEqual(["read_graph", "search_nodes"]);
+    expect(policy!.tools.deny).toEqual([]);
+    expect(policy!.enforcement.unconstrainedTools).toBe("warn");
+    expect(text).toContain('  #   - "delete_entities" # 1 call');
+    expect(text).toContain(`head ${SOURCE.head}`);
+    expect(text).toContain(`with digest ${DIGEST}`);
+  });
+
+  it("names from the log cannot break out of a comment or an entry", () => {
+    const hostile = [
+      'a"b',
+      "back\\slash",
+      "new\nline: allow_all",
+      "tab\tx",
+      "nel\u0085x",
+      "ls\u2028x",
+      "bidi\u202ex",
+      "# not a comment",
+      "- [x]",
+      "ünïcødé",
+    ];
+    const ruled = { layer: "policy", kind: "tools.deny", value: "x\ntools:\n  allow: ['*']" };
+    const calls = [
+      ...hostile.map((name) => call(name, "allow", { time: "t\nversion: 1", server: "srv\nx" })),
+      ...hostile.map((name) =>
+        call(`${name}-hidden`, "would-hide", { code: "E_X\nY", rule: ruled, server: "srv\nx" }),
+      ),
+    ];
+    const text = suggestedPolicyYaml(suggestFrom(calls, "srv\nx"), { ...SOURCE, file: "a\nb.jsonl" });
+    const { policy, diagnostics } = loadPolicyText("suggested.yaml", text);
+    expect(diagnostics).toEqual([]);
+    expect(policy!.tools.allow!.map((e) => e.pattern)).toEqual([...hostile].sort((a, b) => (a < b ? -1 : 1)));
+    expect(text).toContain('server "srv\\nx"');
+    expect(parse(text)).toEqual({
+      version: "2.0",
+      tools: { allow: expect.any(Array) },
+      enforcement: { unconstrained_tools: "warn" },
+    });
+  });
+
+  it("nothing called: allow: [] with a note", () => {
+    const text = suggestedPolicyYaml(suggestFrom([call("ghost", "hidden")], null), SOURCE);
+    expect(loadPolicyText("s.yaml", text).policy!.tools.allow).toEqual([]);
+    expect(text).toContain("Nothing was called through the name rules of the policy in force");
+  });
+
+  it("says which policies decided", () => {
+    const none = suggestedPolicyYaml(suggestFrom([call("a", "allow", { policyDigest: null })], null), SOURCE);
+    expect(none).toContain("# Decided without a policy file (policy_digest null).");
+    const two = suggestedPolicyYaml(
+      suggestFrom([call("a"), call("b", "allow", { policyDigest: null })], null),
+      SOURCE,
+    );
+    expect(two).toContain(
+      `# Decided under 2 policies, by digest:\n#   ${DIGEST}\n#   null (no policy file)\n`,
+    );
+  });
+});
+
+describe("judgeNames", () => {
+  const policyText = `version: "2.0"
+tools:
+  allow: [read_graph, add_observations, "read_*", delete_entities]
+  deny: [delete_entities, "memory__open_nodes"]
+`;
+  const compiled = compilePolicy(loadPolicyText("p.yaml", policyText).policy!);
+  const s = suggestFrom(
+    [
+      call("read_graph", "allow", { server: "memory" }),
+      call("open_nodes", "allow", { server: "memory" }),
+      call("delete_entities", "would-hide", { server: "memory" }),
+    ],
+    "memory",
+  );
+
+  it("refuses by name (the gateway name included), lists exact entries nobody called", () => {
+    const judged = judgeNames(compiled, s);
+    expect(judged.refused).toEqual([
+      {
+        tool: "delete_entities",
+        calls: 1,
+        code: "E_TOOL_DENIED",
+        rule: expect.objectContaining({ kind: "tools.deny", value: "delete_entities" }),
+      },
+      {
+        tool: "open_nodes",
+        calls: 1,
+        code: "E_TOOL_DENIED",
+        rule: expect.objectContaining({ kind: "tools.deny", value: "memory__open_nodes" }),
+      },
+    ]);
+    // Not read_* (a wildcard), not delete_entities (denied), not read_graph (called).
+    expect(judged.neverCalled).toEqual(["add_observations"]);
+  });
+
+  it("a policy without an allowlist cannot say what went uncalled", () => {
+    const open = compilePolicy(loadPolicyText("p.yaml", 'version: "2.0"\ntools:\n  deny: [x]\n').policy!);
+    expect(judgeNames(open, s).neverCalled).toBeNull();
+  });
+});
+
+describe("suggestReport", () => {
+  const calls = [
+    call("read_graph"),
+    call("create_entities", "would-deny", {
+      code: "E_ARG_SCHEMA",
+      rule: { layer: "policy", kind: "schemas", value: "create_entities" },
+    }),
+    call("open_nodes", "would-hide", {
+      code: "E_TOOL_NOT_ALLOWED",
+      rule: { layer: "policy", kind: "tools.allow", value: "(no entry matches)" },
+    }),
+  ];
+  const s = suggestFrom(calls, null);
+
+  it("as recorded: every refusal with count, code and rule; the hidden tools apart", () => {
+    expect(suggestReport(s, SOURCE)).toBe(
+      [
+        `toolgate: audit.jsonl: chain verified (9 events, seq 1..9, head ${SOURCE.head})`,
+        "  3 calls of 3 tools; 3 tools in the suggested tools.allow",
+        "refused by the policy in force, as the log recorded it:",
+        '  create_entities: 1 call, would-deny E_ARG_SCHEMA (schemas "create_entities")',
+        '  open_nodes: 1 call, would-hide E_TOOL_NOT_ALLOWED (tools.allow "(no entry matches)")',
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("with --policy: its refusals by name and its exact entries nobody called", () => {
+    const compiled = compilePolicy(
+      loadPolicyText("p.yaml", 'version: "2.0"\ntools:\n  allow: [read_graph, search_nodes]\n').policy!,
+    );
+    const text = suggestReport(s, SOURCE, { file: "p.yaml", judgement: judgeNames(compiled, s) });
+    expect(text).toContain(
+      [
+        "refused by p.yaml by name (the log holds no arguments, so its schemas, scopes and approvals are not judged):",
+        '  create_entities: 1 call, E_TOOL_NOT_ALLOWED (tools.allow "(no entry matches)")',
+        '  open_nodes: 1 call, E_TOOL_NOT_ALLOWED (tools.allow "(no entry matches)")',
+        "allowed by p.yaml but never called:",
+        "  search_nodes",
+        "",
+      ].join("\n"),
+    );
+    expect(text).not.toContain("as the log recorded it");
+  });
+
+  it("nothing called: said", () => {
+    const text = suggestReport(suggestFrom([], null), SOURCE);
+    expect(text).toContain("the policy in force refused none of these calls");
+    expect(text).toContain("the suggested tools.allow is empty, which allows nothing");
+  });
+
+  it("keeps names from the log on one line", () => {
+    const text = suggestReport(
+      suggestFrom([call("a\nb", "would-deny", { code: "E\u001b[2J" })], null),
+      SOURCE,
+    );
+    expect(text).toContain("  a\\nb: 1 call, would-deny E\\u001b[2J");
+  });
+});
