@@ -19,6 +19,7 @@ import { decisionJson } from "./render/decisionJson.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { registerPolicyInit } from "./policyInitCommand.js";
 import { registerPolicySuggest } from "./policySuggestCommand.js";
+import { registerPolicyImport } from "./policyImportCommand.js";
 
 /** Exit codes of `toolgate policy …` (documented in the README). */
 export const EXIT = { ok: 0, denied: 1, needsMigration: 1, badInput: 2 } as const;
@@ -26,9 +27,12 @@ export const EXIT = { ok: 0, denied: 1, needsMigration: 1, badInput: 2 } as cons
 export function registerPolicyCommands(program: Command): void {
   const policy = program
     .command("policy")
-    .description("check, validate and migrate policy files; start one from a live server");
+    .description(
+      "check, validate and migrate policy files; start one from a live server, an audit log or another tool's allowlist",
+    );
   registerPolicyInit(policy);
   registerPolicySuggest(policy);
+  registerPolicyImport(policy);
 
   policy
     .command("check")
