@@ -23,11 +23,16 @@ import { loadContext } from "./contextLoader.js";
 import { printable } from "../engine/text/printable.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { describeError } from "./errorReport.js";
-import { MemoryApprovalClaims } from "../session/approvalClaims.js";
+import { openState } from "./serveState.js";
+import { MemoryState } from "../state/memoryState.js";
+import type { SharedState } from "../state/sharedState.js";
+import type { SessionDirectory } from "../transports/replicaForward.js";
 
 interface ServeFlags extends ContextFlags {
   stdio?: boolean;
   http?: number;
+  state?: string;
+  announce?: string;
   host: string;
   mode: ServeMode;
   token?: string;
@@ -148,6 +153,14 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--audit-log <file>", "append one JSON line per decision to this file")
     .option(
+      "--announce <url>",
+      "with --state redis://…: this replica's URL as the other replicas reach it (default: http://HOST:PORT it listens on)",
+    )
+    .option(
+      "--state <url>",
+      "where limits, spent approvals and session owners are kept: memory (default) or redis://HOST:PORT[/DB], shared by replicas (also state: in config.yaml)",
+    )
+    .option(
       "--approval-key <file>",
       "an Ed25519 public key (PEM) approval artifacts may be signed with (repeatable; also approval_keys in config.yaml and $TOOLGATE_APPROVAL_SECRET)",
       collect,
@@ -214,18 +227,14 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   if (loaded === null) return EXIT_BAD_INPUT;
   const { policy } = loaded;
   secrets = new SecretScrubber(loaded.config.mcp.servers);
-  let approvals;
+  let keys;
   try {
-    approvals = {
-      keys: loadApprovalKeys({
-        keyFiles: flags.approvalKey,
-        configKeys: loaded.config.global.approvalKeys,
-        configDir: loaded.dir,
-        env: process.env,
-      }),
-      // One store for every session: an artifact spent by one client is spent for all.
-      claims: new MemoryApprovalClaims(),
-    };
+    keys = loadApprovalKeys({
+      keyFiles: flags.approvalKey,
+      configKeys: loaded.config.global.approvalKeys,
+      configDir: loaded.dir,
+      env: process.env,
+    });
   } catch (error) {
     return fail(describeError(error).trimEnd());
   }
@@ -288,6 +297,18 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   const states = requestStateCodec(process.env);
   if ("why" in states) return fail(states.why);
   const requestStates = states.codec;
+  const opened = await openState(
+    flags.state,
+    loaded.config.global,
+    flags.sessionIdleTimeout * 1000,
+    process.env,
+    log,
+  );
+  if ("why" in opened) return fail(opened.why);
+  const { state } = opened;
+  // One store of spent approval ids (and request-state nonces) for every session: an artifact spent by one
+  // client is spent for all, across the replicas with Redis.
+  const approvals = { keys, claims: state };
 
   const newSession = (c: ClientContext, sessionId: string, principal?: string): GatewaySession => {
     const built = buildSessionContext(c.config, c.selection, policy, c.client);
@@ -308,6 +329,8 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
       maxFrameBytes: flags.maxFrameBytes,
       approvals,
       requestStates,
+      // Limits count per principal (the token), across its sessions and the replicas.
+      counter: { count: (isToolCall) => state.count(c.digest?.toString("hex") ?? c.client, isToolCall) },
       ...(principal === undefined ? {} : { principal, persistent: true }),
       log,
     });
@@ -317,7 +340,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     log("dry run: every call and list is decided and recorded, and forwarded anyway");
   started();
   if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log);
-  return serveHttp(flags, clients, newSession, audit, log);
+  return serveHttp(flags, clients, newSession, audit, log, state);
 }
 
 async function serveStdio(
@@ -345,7 +368,26 @@ async function serveHttp(
   newSession: (c: ClientContext, id: string, principal?: string) => GatewaySession,
   audit: AuditSink | null,
   log: (line: string) => void,
+  state: SharedState,
 ): Promise<number | null> {
+  if (flags.announce !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(flags.announce)) {
+    return fail(
+      `--announce must be this replica's base URL, such as http://10.0.0.5:8931, not '${flags.announce}'`,
+    );
+  }
+  // Replicas find each other's 2025-era sessions through the shared state; one process needs no directory.
+  let self = flags.announce?.replace(/\/$/, "") ?? "";
+  const directory: SessionDirectory | undefined =
+    state instanceof MemoryState
+      ? undefined
+      : {
+          get self() {
+            return self;
+          },
+          own: (id, owner, ttlMs) => state.own(id, owner, ttlMs),
+          ownerOf: (id) => state.ownerOf(id),
+          disown: (id) => state.disown(id),
+        };
   const identities = clients.map((c) => ({ digest: c.digest!, label: c.client, context: c }));
   let server;
   try {
@@ -367,6 +409,7 @@ async function serveHttp(
           `modern-${identity.digest.toString("hex").slice(0, 16)}`,
           identity.digest.toString("hex"),
         ),
+      ...(directory === undefined ? {} : { directory }),
       log,
     });
   } catch (error) {
@@ -374,6 +417,7 @@ async function serveHttp(
       `cannot listen on ${flags.host}:${flags.http}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
+  if (self === "") self = new URL(server.url).origin;
   log(`serving MCP (${flags.mode} mode) on ${server.url}`);
   if (!["127.0.0.1", "::1", "localhost"].includes(flags.host)) {
     log(
@@ -385,6 +429,7 @@ async function serveHttp(
     void server
       .close()
       .then(() => closeAuditSink(audit))
+      .then(() => state.close())
       .then(() => process.exit(0));
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);

@@ -12,10 +12,19 @@ export const CONFIG_YAML_FIELDS = [
   "mcp_tools",
   "policy",
   "approval_keys",
+  "state",
 ] as const;
 
 export function emptyGlobalConfig(): GlobalConfig {
-  return { file: null, enabledMcpServers: null, aliases: [], mcpTools: null, policy: null, approvalKeys: [] };
+  return {
+    file: null,
+    enabledMcpServers: null,
+    aliases: [],
+    mcpTools: null,
+    policy: null,
+    approvalKeys: [],
+    state: null,
+  };
 }
 
 function parseAliases(node: SourceNode, diagnostics: Diagnostic[]): ServerAlias[] {
@@ -114,7 +123,39 @@ export function parseConfigYaml(
   }
   const keys = entryOf(root, "approval_keys");
   if (keys !== undefined) config.approvalKeys = parseKeyFiles(keys.value, diagnostics);
+  const state = entryOf(root, "state");
+  if (state !== undefined) {
+    const v = state.value;
+    const url = v.kind === "scalar" && typeof v.value === "string" ? v.value : null;
+    const problem = url !== null ? stateUrlProblem(url) : `this is ${describeKind(v)}`;
+    if (problem === null) config.state = { url: url!, at: v.at };
+    else if (!(v.kind === "scalar" && v.value === null)) {
+      diagnostics.push({
+        severity: "error",
+        code: "E_FIELD_TYPE",
+        message: `'state' must be memory or a Redis URL (redis://HOST:PORT[/DB]), but ${problem}`,
+        ...v.at,
+      });
+    }
+  }
   return { config, diagnostics };
+}
+
+/** `null` when `url` names a state store serve can use: `memory`, or `redis://` / `rediss://` with a host. */
+export function stateUrlProblem(url: string): string | null {
+  if (url === "memory") return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `'${url}' is not a URL`;
+  }
+  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
+    return `'${parsed.protocol}' is not redis: or rediss:`;
+  if (parsed.hostname === "") return `'${url}' names no host`;
+  if (!/^\/?(\d+)?$/.test(parsed.pathname))
+    return `the database '${parsed.pathname.slice(1)}' is not a number`;
+  return null;
 }
 
 /** `approval_keys:` a file name or a list of them. */

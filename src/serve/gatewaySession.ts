@@ -13,7 +13,7 @@ import { ApprovalRounds } from "../session/approvalRounds.js";
 import { readApprovalAnswer, type ApprovalOutcome } from "../session/approvalQuestion.js";
 import { clientElicitsForms } from "../session/clientCapabilities.js";
 import type { ServerView } from "../session/serverView.js";
-import { ToolSession } from "../session/toolSession.js";
+import { ToolSession, uncountedReason, type RequestCounter } from "../session/toolSession.js";
 import type { MessageTransport } from "../transports/messageTransport.js";
 import { localRealpath } from "../upstream/localRealpath.js";
 import { SecretScrubber } from "../upstream/serverSecrets.js";
@@ -64,6 +64,8 @@ export interface SessionOptions {
   persistent?: boolean;
   /** One readable line per decision on stderr. */
   verbose?: boolean;
+  /** Where requests are counted against the limits (serve: per principal, in the shared state). */
+  counter?: RequestCounter;
   log: (line: string) => void;
 }
 
@@ -118,6 +120,7 @@ export class GatewaySession implements ClientHandler {
       log: options.log,
       servers: context.servers.length,
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+      ...(options.counter === undefined ? {} : { counter: options.counter }),
     });
     this.order = context.servers.map((s) => s.name);
     for (const config of context.servers) {
@@ -244,7 +247,7 @@ export class GatewaySession implements ClientHandler {
 
   private async route(method: string, params: Json, scope: RequestScope): Promise<Json> {
     if (method === "tools/call") return this.tools.call(scope.id, params, scope);
-    this.countRequest(method, scope.id);
+    await this.countRequest(method, scope.id);
     switch (method) {
       case "tools/list":
         return this.tools.list(scope.id);
@@ -273,8 +276,15 @@ export class GatewaySession implements ClientHandler {
   }
 
   /** Counts a non-call request against `max_requests_total` and refuses it when the limit is reached. */
-  private countRequest(method: string, requestId: string | number): void {
-    const refused = this.session.limitRequest(requestId, method, this.session.countRequest(false));
+  private async countRequest(method: string, requestId: string | number): Promise<void> {
+    let counters;
+    try {
+      counters = await this.session.countRequest(false);
+    } catch (error) {
+      const refused = this.session.uncountedRequest(requestId, method, uncountedReason(error));
+      throw new RelayedError(refused.code, refused.message, refused.data);
+    }
+    const refused = this.session.limitRequest(requestId, method, counters);
     if (refused !== null) throw new RelayedError(refused.code, refused.message, refused.data);
   }
 

@@ -7,7 +7,7 @@ import { INVALID_PARAMS } from "../engine/rpc/jsonRpc.js";
 import type { CallStep } from "../session/callPipeline.js";
 import type { ServerView } from "../session/serverView.js";
 import type { CatalogState } from "../session/toolCatalog.js";
-import type { ToolSession } from "../session/toolSession.js";
+import { uncountedReason, type ToolSession } from "../session/toolSession.js";
 import { sdkUnknownToolAnswer } from "../session/unknownToolAnswer.js";
 import type { SecretScrubber } from "../upstream/serverSecrets.js";
 import type { UpstreamLink } from "../upstream/upstreamLink.js";
@@ -161,9 +161,9 @@ export class ToolRouter {
   // ---- calling ------------------------------------------------------------------------------------------
 
   /** How a call came: in the legacy era always fresh; in the modern one, with what its retry carries. */
-  private round(era: Era, params: Json, calledAs: string, args: unknown): CallRound {
+  private async round(era: Era, params: Json, calledAs: string, args: unknown): Promise<CallRound> {
     const retry: RetryReading =
-      era === "modern" ? this.deps.rounds.read(params, calledAs, args) : { kind: "fresh", params };
+      era === "modern" ? await this.deps.rounds.read(params, calledAs, args) : { kind: "fresh", params };
     return { era, retry, calledAs, args };
   }
 
@@ -228,8 +228,13 @@ export class ToolRouter {
     request: RequestHandle,
     era: Era,
   ) {
-    const round = this.round(era, params, name, params.arguments);
-    const counters = this.deps.session.countRequest(round.retry.kind === "fresh");
+    const round = await this.round(era, params, name, params.arguments);
+    let counters: SessionCounters;
+    try {
+      counters = await this.deps.session.countRequest(round.retry.kind === "fresh");
+    } catch (error) {
+      return this.deps.session.uncountedCall(requestId, null, name, uncountedReason(error), params.arguments);
+    }
     const split = splitExposedName(name);
     const slot = split === null ? undefined : this.deps.slots.get(split.server);
     if (split === null || slot === undefined) {
@@ -270,7 +275,8 @@ export class ToolRouter {
     const meta = parseMetaToolName(name);
     const slot = meta === null ? undefined : this.deps.slots.get(meta.server);
     if (meta === null || slot === undefined) {
-      session.countRequest(true);
+      // A name no server has is refused whatever the count says; a count that fails changes nothing here.
+      await Promise.resolve(session.countRequest(true)).catch(() => undefined);
       session.absentName(requestId, name, `'${name}' is not a meta tool of this session`, params.arguments);
       return this.unknown(name, era);
     }
@@ -279,8 +285,18 @@ export class ToolRouter {
     const round =
       invoked === null
         ? null
-        : this.round(era, params, `${metaToolName("invoke", slot.name)} ${invoked.tool}`, invoked.arguments);
-    const counters = session.countRequest(invoked !== null && round!.retry.kind === "fresh");
+        : await this.round(
+            era,
+            params,
+            `${metaToolName("invoke", slot.name)} ${invoked.tool}`,
+            invoked.arguments,
+          );
+    let counters: SessionCounters;
+    try {
+      counters = await session.countRequest(invoked !== null && round!.retry.kind === "fresh");
+    } catch (error) {
+      return session.uncountedCall(requestId, slot.view, name, uncountedReason(error), params.arguments);
+    }
     if (!read.ok) return invalidArgumentsResult(name, read.message);
     const via = metaToolName(meta.kind, slot.name);
     const args = read.value;
@@ -382,7 +398,7 @@ export class ToolRouter {
     if (params.requestState !== undefined) asCalled.requestState = params.requestState;
     let catalog: CatalogState | null = null;
     for (;;) {
-      const step = this.deps.session.decideCall({
+      const step = await this.deps.session.decideCall({
         requestId,
         server: slot.view,
         tool,

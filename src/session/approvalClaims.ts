@@ -1,27 +1,28 @@
+import { MemoryState } from "../state/memoryState.js";
+import type { Settled } from "../state/settled.js";
+
 /**
  * Single use of signed approval artifacts: an artifact's `approval_id` approves one call, then it is spent,
  * so a captured artifact cannot be replayed (until it expires, after which it is refused anyway). One store
- * per process, shared by every session of it; replicas share theirs in Redis.
+ * per process, shared by every session of it; replicas share theirs in Redis (state/redisState.ts).
  */
 export interface ApprovalClaims {
-  /** `true`: the id was free and is now spent until `expiresAt` (ms); `false`: it was spent before. */
-  claim(approvalId: string, expiresAt: number): boolean;
+  /**
+   * `true`: the id was free and is now spent until `expiresAt` (ms); `false`: it was spent before. Rejects
+   * (StateUnavailable) when the store cannot be reached: the call is then refused, never let through.
+   */
+  claim(approvalId: string, expiresAt: number): Settled<boolean>;
 }
 
-/** Spent ids in memory, each kept until its artifact expires (expired ones are dropped as new ones come). */
+/** Spent ids in this process's memory (wrap, and serve without --state). */
 export class MemoryApprovalClaims implements ApprovalClaims {
-  private readonly spent = new Map<string, number>();
+  private readonly state: MemoryState;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(now: () => number = Date.now) {
+    this.state = new MemoryState(0, now);
+  }
 
   claim(approvalId: string, expiresAt: number): boolean {
-    const now = this.now();
-    if (this.spent.size > 0 && this.spent.size % 1024 === 0) {
-      for (const [id, until] of this.spent) if (until <= now) this.spent.delete(id);
-    }
-    const until = this.spent.get(approvalId);
-    if (until !== undefined && until > now) return false;
-    this.spent.set(approvalId, Math.max(expiresAt, now + 1));
-    return true;
+    return this.state.claim(approvalId, expiresAt);
   }
 }

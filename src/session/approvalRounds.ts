@@ -2,6 +2,7 @@ import { argumentsDigest } from "../audit/argsDigest.js";
 import { RequestStateCodec, type RequestStatePayload } from "../engine/protocol/requestState.js";
 import { isJsonObject, type JsonObject } from "../engine/rpc/jsonRpc.js";
 import type { ApprovalClaims } from "./approvalClaims.js";
+import { settleOr, type Settled } from "../state/settled.js";
 
 /** The key of toolgate's own question among a call's `inputRequests` / `inputResponses`. */
 export const APPROVAL_INPUT_KEY = "toolgate_approval";
@@ -41,8 +42,11 @@ export class ApprovalRounds {
     this.now = options.now ?? Date.now;
   }
 
-  /** Reads (and spends) toolgate's state in `params`; what to forward loses toolgate's own members. */
-  read(params: JsonObject, calledAs: string, args: unknown): RetryReading {
+  /**
+   * Reads (and spends) toolgate's state in `params`; what to forward loses toolgate's own members. A state
+   * whose single use cannot be checked (the store is unreachable) is refused.
+   */
+  read(params: JsonObject, calledAs: string, args: unknown): Settled<RetryReading> {
     const state = params.requestState;
     if (!RequestStateCodec.claims(state)) return { kind: "fresh", params };
     const reading = this.options.codec.read(state);
@@ -54,18 +58,17 @@ export class ApprovalRounds {
     if (p.argsDigest !== digestOf(args))
       return { kind: "refused", reason: "it was issued for other arguments" };
     if (p.expiresAt <= this.now()) return { kind: "refused", reason: "it has expired" };
-    if (!this.options.claims.claim(`state:${p.nonce}`, p.expiresAt)) {
-      return { kind: "refused", reason: "it was used before (each state answers one retry)" };
-    }
-    const { requestState: _ours, inputResponses, ...rest } = params;
-    const responses = isJsonObject(inputResponses) ? { ...inputResponses } : {};
-    const answer = responses[APPROVAL_INPUT_KEY];
-    delete responses[APPROVAL_INPUT_KEY];
-    const forwarded: JsonObject = { ...rest };
-    if (Object.keys(responses).length > 0) forwarded.inputResponses = responses;
-    if (p.upstream !== undefined) forwarded.requestState = p.upstream;
-    if (p.approved === true) return { kind: "approved", params: forwarded };
-    return { kind: "answer", answer: isJsonObject(answer) ? answer : undefined, params: forwarded };
+    return settleOr(
+      this.options.claims.claim(`state:${p.nonce}`, p.expiresAt),
+      (free): RetryReading =>
+        free
+          ? retried(params, p)
+          : { kind: "refused", reason: "it was used before (each state answers one retry)" },
+      (error): RetryReading => ({
+        kind: "refused",
+        reason: `its single use cannot be checked now: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+    );
   }
 
   /** The `input_required` result that puts `question` (elicitation/create params) to the person. */
@@ -103,6 +106,19 @@ export class ApprovalRounds {
       ...extra,
     });
   }
+}
+
+/** What to forward of an accepted retry: toolgate's own members out, the server's own state back in. */
+function retried(params: JsonObject, p: RequestStatePayload): RetryReading {
+  const { requestState: _ours, inputResponses, ...rest } = params;
+  const responses = isJsonObject(inputResponses) ? { ...inputResponses } : {};
+  const answer = responses[APPROVAL_INPUT_KEY];
+  delete responses[APPROVAL_INPUT_KEY];
+  const forwarded: JsonObject = { ...rest };
+  if (Object.keys(responses).length > 0) forwarded.inputResponses = responses;
+  if (p.upstream !== undefined) forwarded.requestState = p.upstream;
+  if (p.approved === true) return { kind: "approved", params: forwarded };
+  return { kind: "answer", answer: isJsonObject(answer) ? answer : undefined, params: forwarded };
 }
 
 /** The call's arguments as the state binds them (no arguments: the digest of none, distinct from `{}`). */

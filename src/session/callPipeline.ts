@@ -12,6 +12,7 @@ import { callRedaction, type CallRedaction } from "./callRedaction.js";
 import type { CallVerdict } from "./callVerdict.js";
 import type { ListedTool } from "./catalogPages.js";
 import type { GatewayCode } from "./codes.js";
+import { settleOr, whenSettled, type Settled } from "../state/settled.js";
 import type { RejectedArtifact } from "./obligations.js";
 import type { ServerView } from "./serverView.js";
 import type { CatalogState } from "./toolCatalog.js";
@@ -95,8 +96,12 @@ export function callInHand(call: ToolCall): CallInHand {
 }
 
 /** The step for a verdict: recorded, logged, and answered the same way on every surface. */
-export function stepFor(ctx: PipelineContext, hand: CallInHand, decided: CallVerdict): CallStep {
-  const verdict = ctx.dryRun ? decided : claimed(ctx, decided);
+export function stepFor(ctx: PipelineContext, hand: CallInHand, decided: CallVerdict): Settled<CallStep> {
+  if (ctx.dryRun) return settledStep(ctx, hand, decided);
+  return whenSettled(claimed(ctx, decided), (verdict) => settledStep(ctx, hand, verdict));
+}
+
+function settledStep(ctx: PipelineContext, hand: CallInHand, verdict: CallVerdict): CallStep {
   if (verdict.kind === "allow" && verdict.ask !== undefined && !ctx.dryRun) {
     return askStep(ctx, hand, verdict.ask, verdict.warnings);
   }
@@ -243,11 +248,29 @@ function answeredStep(
  * A call approved by a signed artifact spends the artifact's id: a second call with the same artifact is
  * refused, whoever sends it. (Not in a dry run, which forwards without enforcing.)
  */
-function claimed(ctx: PipelineContext, verdict: CallVerdict): CallVerdict {
+function claimed(ctx: PipelineContext, verdict: CallVerdict): Settled<CallVerdict> {
   if (verdict.kind !== "allow" || verdict.approval === undefined) return verdict;
-  const { summary, digest, rule } = verdict.approval;
+  const { summary, rule } = verdict.approval;
   const expires = Date.parse(summary.expires_at);
-  if (ctx.claims.claim(summary.approval_id, Number.isFinite(expires) ? expires : Date.now())) return verdict;
+  return settleOr(
+    ctx.claims.claim(summary.approval_id, Number.isFinite(expires) ? expires : Date.now()),
+    (free): CallVerdict => (free ? verdict : spentVerdict(verdict)),
+    // Single use cannot be checked: the artifact approves nothing now (fail closed).
+    (error): CallVerdict => ({
+      kind: "deny",
+      code: "E_STATE_UNAVAILABLE",
+      reason: `the approval artifact '${summary.approval_id}' cannot be checked for single use: ${error instanceof Error ? error.message : String(error)}`,
+      rule,
+      violations: [],
+      by: "toolgate",
+      shownToClient: true,
+    }),
+  );
+}
+
+/** An artifact spent before approves nothing: the call is refused, whoever sends it. */
+function spentVerdict(verdict: CallVerdict & { kind: "allow" }): CallVerdict {
+  const { summary, digest, rule } = verdict.approval!;
   const problem = `the approval artifact '${summary.approval_id}' was used before: each signed artifact approves one call`;
   return {
     kind: "deny",

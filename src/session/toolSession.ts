@@ -16,6 +16,7 @@ import { callVerdict, hiddenByName } from "./callVerdict.js";
 import type { ListedTool } from "./catalogPages.js";
 import { catalogToolContext, listedToolContext, type ServerView } from "./serverView.js";
 import type { CatalogSnapshot, CatalogState } from "./toolCatalog.js";
+import type { Settled } from "../state/settled.js";
 
 export interface ToolSessionOptions {
   identity: AuditIdentity;
@@ -38,6 +39,16 @@ export interface ToolSessionOptions {
   log: (line: string) => void;
   /** How many servers the session fronts (default 1): a deny entry is unmatched once all their catalogs are. */
   servers?: number;
+  /**
+   * Where requests are counted when the policy sets a limit: the principal's counts across its sessions
+   * and the gateway's replicas (serve). Absent: this session's own counts.
+   */
+  counter?: RequestCounter;
+}
+
+/** Counts one request (a tool call also as a call); the counts before it. Rejects when it cannot count. */
+export interface RequestCounter {
+  count(isToolCall: boolean): Settled<SessionCounters>;
 }
 
 /** A filtered list: what the client may see, and the record of what it may not. */
@@ -103,8 +114,20 @@ export class ToolSession {
     return this.pipeline.dryRun;
   }
 
-  /** Counts one client request (a tool call also as a call); returns the counts before it, which limits judge. */
-  countRequest(isToolCall: boolean): SessionCounters {
+  /**
+   * Counts one client request (a tool call also as a call); returns the counts before it, which limits
+   * judge. Settled at once unless the counts live elsewhere (Redis); rejects (StateUnavailable) when they
+   * cannot be had, and the surface refuses the request.
+   */
+  countRequest(isToolCall: boolean): Settled<SessionCounters> {
+    if (this.options.counter !== undefined && this.options.limits.limited !== false) {
+      return this.options.counter.count(isToolCall);
+    }
+    return this.countHere(isToolCall);
+  }
+
+  /** This session's own counts (wrap: one client, one session); synchronous. */
+  countHere(isToolCall: boolean): SessionCounters {
     const before = { requests: this.counters.requests, toolCalls: this.counters.toolCalls };
     this.counters.requests++;
     if (isToolCall) this.counters.toolCalls++;
@@ -132,6 +155,54 @@ export class ToolSession {
       `${method}: ${this.dryRun ? "would deny" : "deny"} ${refusal.code} — ${refusal.reason}`,
     );
     return this.dryRun ? null : requestRefusedError(refusal.code, refusal.reason);
+  }
+
+  /**
+   * A request that could not be counted (the state store is unreachable): recorded, and refused with
+   * E_STATE_UNAVAILABLE, since its limit cannot be judged. A tool call gets a tool error result.
+   */
+  uncountedCall(
+    requestId: JsonRpcId,
+    server: ServerView | null,
+    tool: string,
+    reason: string,
+    args: unknown,
+  ): ToolResult {
+    this.recorder.call({
+      requestId,
+      policyDigest: this.options.limits.policyDigest,
+      server: server?.name ?? null,
+      tool,
+      decision: "deny",
+      code: "E_STATE_UNAVAILABLE",
+      rule: null,
+      reason,
+      warnings: [],
+      args,
+    });
+    this.pipeline.verbose?.(`tools/call ${tool}: deny E_STATE_UNAVAILABLE — ${reason}`);
+    return denyResult({
+      tool,
+      code: "E_STATE_UNAVAILABLE",
+      reason,
+      violations: [],
+      by: "toolgate",
+      omitStructuredContent: true,
+    });
+  }
+
+  /** {@link uncountedCall} for a request other than a call: the JSON-RPC error to answer. */
+  uncountedRequest(requestId: JsonRpcId, method: string, reason: string): JsonRpcErrorObject {
+    this.recorder.request({
+      requestId,
+      policyDigest: this.options.limits.policyDigest,
+      method,
+      decision: "deny",
+      code: "E_STATE_UNAVAILABLE",
+      rule: null,
+      reason,
+    });
+    return requestRefusedError("E_STATE_UNAVAILABLE", reason);
   }
 
   /** A meta search or describe (a request, not a call) against `max_requests_total`; answered as a deny. */
@@ -218,7 +289,7 @@ export class ToolSession {
   }
 
   /** The whole pipeline for one call: what the surface does next. */
-  decideCall(call: ToolCall): CallStep {
+  decideCall(call: ToolCall): Settled<CallStep> {
     const hand = callInHand(call);
     if (call.catalog === null) {
       const byName = hiddenByName(call.server.gate, call.tool);
@@ -431,4 +502,9 @@ function entryKey(e: PatternEntry): string {
 
 function shownKey(server: ServerView, tool: string): string {
   return `${server.name ?? ""}\u0000${tool}`;
+}
+
+/** Why a request could not be counted, for its refusal. */
+export function uncountedReason(error: unknown): string {
+  return `its limits cannot be judged now: ${error instanceof Error ? error.message : String(error)}`;
 }

@@ -35,6 +35,8 @@ import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protoc
 import { standardHeaderMismatch } from "../engine/protocol/mirroredHeaders.js";
 import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
 import { answerOAuthDiscovery, BEARER_HOW, isOAuthDiscoveryPath } from "./oauthDiscovery.js";
+import { forwardToOwner, wasForwarded, type SessionDirectory } from "./replicaForward.js";
+import { accepts, isJsonContentType, readBody, sendError } from "./httpMessages.js";
 
 /**
  * `toolgate serve --http`: the Streamable HTTP endpoint (`/mcp`) on node:http. Every request is checked in
@@ -80,6 +82,11 @@ export interface HttpServeOptions<T extends HttpClientIdentity> {
    * token, kept while it is used. Throws to refuse, like createSession.
    */
   createPrincipal(token: T): McpSessionEndpoint;
+  /**
+   * Replicas: where each 2025-era session lives. A request for a session another replica owns is passed
+   * to it (replicaForward.ts). Absent: one gateway, sessions are local.
+   */
+  directory?: SessionDirectory;
   log(line: string): void;
 }
 
@@ -91,6 +98,8 @@ export interface RunningHttpServer {
 }
 
 export const MCP_PATH = "/mcp";
+/** How often a replica tells the directory again that it still owns a session in use. */
+const OWNERSHIP_REFRESH_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 interface LiveSession<T> {
@@ -98,76 +107,8 @@ interface LiveSession<T> {
   session: McpSessionEndpoint;
   transport: HttpSessionTransport;
   lastSeen: number;
-}
-
-function sendError(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-  id: JsonRpcId | null = null,
-  data?: unknown,
-): void {
-  const body = JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    error: { code, message, ...(data === undefined ? {} : { data }) },
-  });
-  res.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(body),
-    ...headers,
-  });
-  res.end(body);
-}
-
-type Body = { ok: true; text: string } | { ok: false; status: 413 | 400; message: string };
-
-/** Reads at most `limit` bytes; past it, stops reading (the connection is closed after the 413). */
-function readBody(req: IncomingMessage, limit: number): Promise<Body> {
-  const declared = req.headers["content-length"];
-  if (declared !== undefined && Number(declared) > limit) {
-    return Promise.resolve({ ok: false, status: 413, message: `request body larger than ${limit} bytes` });
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (body: Body): void => {
-      if (done) return;
-      done = true;
-      req.off("data", onData);
-      req.off("end", onEnd);
-      req.off("error", onError);
-      resolve(body);
-    };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size > limit) {
-        req.pause();
-        finish({ ok: false, status: 413, message: `request body larger than ${limit} bytes` });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => finish({ ok: true, text: Buffer.concat(chunks, size).toString("utf8") });
-    const onError = (): void =>
-      finish({ ok: false, status: 400, message: "the request body could not be read" });
-    req.on("data", onData);
-    req.on("end", onEnd);
-    req.on("error", onError);
-  });
-}
-
-function accepts(req: IncomingMessage, ...types: string[]): boolean {
-  const accept = (req.headers.accept ?? "").toLowerCase();
-  if (accept.includes("*/*")) return true;
-  return types.every((t) => accept.includes(t));
-}
-
-function isJsonContentType(value: string | undefined): boolean {
-  return value !== undefined && value.split(";")[0]!.trim().toLowerCase() === "application/json";
+  /** When the shared directory last heard that this replica owns it. */
+  ownedAt: number;
 }
 
 export async function startHttpServer<T extends HttpClientIdentity>(
@@ -239,20 +180,42 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     }
   };
 
-  /** The session this request names, answering 400/404 itself when there is none for this token. */
-  const sessionOf = (req: IncomingMessage, res: ServerResponse, token: T): LiveSession<T> | null => {
+  /**
+   * The session this request names, answering 400/404 itself when there is none for this token, or
+   * passing the request to the replica that owns it (`body`: the request's body, already read).
+   */
+  const sessionOf = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: T,
+    body: string | null,
+  ): Promise<LiveSession<T> | null> => {
     const id = req.headers["mcp-session-id"];
     if (typeof id !== "string" || id === "") {
       sendError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
       return null;
     }
     const live = sessions.get(id);
+    const directory = options.directory;
+    if (live === undefined && directory !== undefined && !wasForwarded(req)) {
+      const owner = await directory.ownerOf(id).catch(() => null);
+      if (owner !== null && owner !== directory.self) {
+        if (await forwardToOwner(req, res, owner, req.url ?? MCP_PATH, body, 10_000)) return null;
+        options.log(
+          `session ${id}: its replica ${owner} does not answer; the client must open a new session`,
+        );
+      }
+    }
     // Another token's session is answered exactly like one that does not exist.
     if (live === undefined || live.token !== token || live.transport.isClosed) {
       sendError(res, 404, -32001, "Session not found");
       return null;
     }
     live.lastSeen = Date.now();
+    if (directory !== undefined && live.lastSeen - live.ownedAt > OWNERSHIP_REFRESH_MS) {
+      live.ownedAt = live.lastSeen;
+      void directory.own(id, directory.self, options.idleTimeoutMs).catch(() => undefined);
+    }
     return live;
   };
 
@@ -329,7 +292,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     }
     const isInitialize = classified.kind === "request" && classified.message.method === "initialize";
     if (!isInitialize) {
-      const live = sessionOf(req, res, token);
+      const live = await sessionOf(req, res, token, body.text);
       if (live !== null) live.transport.post(message, res, req.headers);
       return;
     }
@@ -377,10 +340,19 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       return;
     }
     const transport = new HttpSessionTransport(sessionId);
-    const live: LiveSession<T> = { token, session, transport, lastSeen: Date.now() };
+    const live: LiveSession<T> = { token, session, transport, lastSeen: Date.now(), ownedAt: Date.now() };
     sessions.set(sessionId, live);
+    const directory = options.directory;
+    if (directory !== undefined) {
+      await directory.own(sessionId, directory.self, options.idleTimeoutMs).catch((error: unknown) => {
+        options.log(
+          `session ${sessionId}: other replicas cannot find it (${error instanceof Error ? error.message : String(error)}); it works here`,
+        );
+      });
+    }
     session.onclose = () => {
       if (sessions.get(sessionId) === live) sessions.delete(sessionId);
+      void directory?.disown(sessionId).catch(() => undefined);
       options.log(`session ${sessionId} (${token.label}) closed`);
     };
     await session.connect(transport);
@@ -470,12 +442,12 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     return found;
   };
 
-  const handleGet = (req: IncomingMessage, res: ServerResponse, token: T): void => {
+  const handleGet = async (req: IncomingMessage, res: ServerResponse, token: T): Promise<void> => {
     if (!accepts(req, "text/event-stream")) {
       sendError(res, 406, -32000, "Not Acceptable: Accept must include text/event-stream");
       return;
     }
-    const live = sessionOf(req, res, token);
+    const live = await sessionOf(req, res, token, null);
     if (live === null) return;
     if (!live.transport.openStream(res)) {
       sendError(res, 409, -32000, "Conflict: this session already has an open stream");
@@ -483,7 +455,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
   };
 
   const handleDelete = async (req: IncomingMessage, res: ServerResponse, token: T): Promise<void> => {
-    const live = sessionOf(req, res, token);
+    const live = await sessionOf(req, res, token, null);
     if (live === null) return;
     await live.session.close();
     res.writeHead(200, { "mcp-session-id": live.transport.sessionId ?? "" }).end();

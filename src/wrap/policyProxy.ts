@@ -32,6 +32,7 @@ import { WrapEra } from "./wrapEra.js";
 import { ListFilter } from "./listFilter.js";
 import { ServerReadiness } from "./serverReadiness.js";
 import { ApprovalRounds, type RetryReading } from "../session/approvalRounds.js";
+import { whenSettled, type Settled } from "../state/settled.js";
 import { MemoryApprovalClaims } from "../session/approvalClaims.js";
 import { readApprovalAnswer } from "../session/approvalQuestion.js";
 import { RequestStateCodec } from "../engine/protocol/requestState.js";
@@ -439,7 +440,7 @@ export class PolicyProxy {
       case "tools/call":
         return this.handleToolCall(request);
     }
-    const counters = this.session.countRequest(false);
+    const counters = this.session.countHere(false);
     const refused = this.session.limitRequest(request.id, request.method, counters);
     if (refused !== null) {
       this.toClient({ jsonrpc: "2.0", id: request.id, error: refused });
@@ -452,12 +453,19 @@ export class PolicyProxy {
 
   private handleToolCall(request: JsonRpcRequest): Promise<void> | undefined {
     const name = request.params?.name;
-    const retry: RetryReading =
+    const reading: Settled<RetryReading> =
       this.era.era === "modern" && typeof name === "string"
         ? this.rounds.read(request.params ?? {}, name, request.params?.arguments)
         : { kind: "fresh", params: request.params ?? {} };
+    // In order: synchronous unless the retry's state had to be checked somewhere else.
+    const handled = whenSettled(reading, (retry) => this.handleCallRound(request, retry));
+    return handled instanceof Promise ? handled.then(() => undefined) : undefined;
+  }
+
+  private handleCallRound(request: JsonRpcRequest, retry: RetryReading): Promise<void> | undefined {
+    const name = request.params?.name;
     // A retry answering toolgate's question is the same call, not another one.
-    const counters = this.session.countRequest(retry.kind === "fresh");
+    const counters = this.session.countHere(retry.kind === "fresh");
     if (retry.kind === "refused" && typeof name === "string") {
       const reason = `the requestState of this retry was refused: ${retry.reason}`;
       this.session.refusedRetry(request.id, this.server, name, reason, request.params?.arguments);
@@ -476,7 +484,7 @@ export class PolicyProxy {
       );
       return undefined;
     }
-    const decide = (): void => {
+    const decide = (): Settled<void> => {
       const step = this.session.decideCall({
         requestId: request.id,
         server: this.server,
@@ -487,11 +495,11 @@ export class PolicyProxy {
         cannotAsk: this.cannotAsk(),
         definitionShown: true,
       });
-      this.take({ ...request, params }, name, step, retry);
+      return whenSettled(step, (settled) => this.take({ ...request, params }, name, settled, retry));
     };
     if (this.readiness.ready) {
-      decide();
-      return undefined;
+      const decided = decide();
+      return decided instanceof Promise ? decided : undefined;
     }
     return this.readiness.whenReady().then(decide);
   }

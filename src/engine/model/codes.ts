@@ -13,6 +13,7 @@ export const GATEWAY_REFUSAL_CODES = [
   "E_UPSTREAM_UNAVAILABLE",
   "E_REQUEST_STATE",
   "E_PROTOCOL",
+  "E_STATE_UNAVAILABLE",
 ] as const;
 
 /** Findings about a policy file (loader, lint, migration). */

@@ -95,6 +95,8 @@ export interface GlobalConfig {
   policy: { path: string; at: SourceRef } | null;
   /** `approval_keys:` the Ed25519 public keys (PEM files, relative to the directory) artifacts may be signed with. */
   approvalKeys: { path: string; at: SourceRef }[];
+  /** `state:` where serve keeps what replicas share (`redis://…`); `null`: this process's memory. */
+  state: { url: string; at: SourceRef } | null;
 }
 
 /**

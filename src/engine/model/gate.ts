@@ -71,6 +71,11 @@ export interface ToolGate {
    */
   requestLimit(counters: SessionCounters): LimitRefusal | null;
   /**
+   * Whether the policy sets a limit (`max_requests_total`, `max_tool_calls_total`): only then must requests
+   * be counted where every replica sees the counts. Absent: assume it does.
+   */
+  readonly limited?: boolean;
+  /**
    * The redaction contract for what is written about calls to `tool` (`tools.redact_args`), `null` when the
    * tool is not listed there. Absent: no tool is.
    */

@@ -25,6 +25,7 @@ export function withWhitelistLayers(layers: readonly Layer[], inner: ToolGate, s
     decideCall(tool: string, args: unknown, counters: SessionCounters, context?: CallContext): Decision {
       return inner.decideCall(tool, args, counters, context);
     },
+    ...(inner.limited === undefined ? {} : { limited: inner.limited }),
     requestLimit(counters: SessionCounters) {
       return inner.requestLimit(counters);
     },

@@ -68,6 +68,9 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
         qualified === undefined ? decided : { ...decided, shownAs: qualified },
       );
     },
+    limited:
+      compiled.policy.limits.maxRequestsTotal !== undefined ||
+      compiled.policy.limits.maxToolCallsTotal !== undefined,
     requestLimit(counters: SessionCounters): LimitRefusal | null {
       const reached = limitReached(compiled, counters, false);
       return reached === null ? null : { code: "E_RATE_LIMIT", ...reached };
@@ -168,6 +171,7 @@ export function allowAllGate(): ToolGate {
         obligations: [],
       };
     },
+    limited: false,
     requestLimit: () => null,
   };
 }

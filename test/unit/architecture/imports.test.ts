@@ -19,7 +19,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["engine/rpc", "engine/schema", "engine/pins"],
   ["engine/controls", "engine/protocol"],
   ["engine/policy"],
-  ["config", "audit"],
+  ["config", "audit", "state"],
   ["session", "transports"],
   ["upstream"],
   ["wrap", "serve"],

@@ -1,5 +1,6 @@
 // The session core on its own: a real policy gate, a fake server (a catalog snapshot built here) and a sink
 // that keeps events. Every surface's decisions are these, so each rule is pinned once, here.
+import type { Settled } from "../../../src/state/settled.js";
 import { describe, expect, it } from "vitest";
 import type { AuditEvent } from "../../../src/audit/events.js";
 import type { AuditSink } from "../../../src/audit/sink.js";
@@ -107,18 +108,26 @@ function harness(
     events,
     logs,
     call: (name, args = {}, over = {}) =>
-      session.decideCall({
-        requestId: 7,
-        server,
-        tool: name,
-        params: { name, arguments: args as never },
-        catalog: cat,
-        counters: session.countRequest(true),
-        cannotAsk: null,
-        definitionShown: true,
-        ...over,
-      }),
+      settledNow(
+        session.decideCall({
+          requestId: 7,
+          server,
+          tool: name,
+          params: { name, arguments: args as never },
+          catalog: cat,
+          counters: session.countHere(true),
+          cannotAsk: null,
+          definitionShown: true,
+          ...over,
+        }),
+      ),
   };
+}
+
+/** In memory the pipeline's effects are immediate, so its step is settled at once. */
+function settledNow<T>(value: Settled<T>): T {
+  if (value instanceof Promise) throw new Error("expected a settled step (memory state)");
+  return value;
 }
 
 describe("ToolSession: calls", () => {
@@ -260,8 +269,8 @@ describe("ToolSession: limits", () => {
   it("refuses a request over max_requests_total with the engine's reason and rule", () => {
     const h = harness();
     for (let i = 0; i < 3; i++)
-      expect(h.session.limitRequest(i, "resources/list", h.session.countRequest(false))).toBeNull();
-    const refused = h.session.limitRequest(4, "resources/list", h.session.countRequest(false));
+      expect(h.session.limitRequest(i, "resources/list", h.session.countHere(false))).toBeNull();
+    const refused = h.session.limitRequest(4, "resources/list", h.session.countHere(false));
     expect(refused).toMatchObject({ code: -32000, data: { error_code: "E_RATE_LIMIT" } });
     expect(refused?.message).toBe(
       "Request refused by policy: E_RATE_LIMIT limit reached: max_requests_total is 3 and this session has made 3 requests",
@@ -275,8 +284,8 @@ describe("ToolSession: limits", () => {
 
   it("records but lets the request through in a dry run", () => {
     const h = harness({ dryRun: true });
-    for (let i = 0; i < 3; i++) h.session.countRequest(false);
-    expect(h.session.limitRequest(4, "prompts/list", h.session.countRequest(false))).toBeNull();
+    for (let i = 0; i < 3; i++) h.session.countHere(false);
+    expect(h.session.limitRequest(4, "prompts/list", h.session.countHere(false))).toBeNull();
     expect(h.events[0]).toMatchObject({ decision: "would-deny", code: "E_RATE_LIMIT" });
   });
 });
