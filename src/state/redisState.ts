@@ -108,6 +108,7 @@ export class RedisState implements SharedState {
 
   private async run<R>(operation: () => Promise<R>): Promise<R> {
     if (this.redis.status !== "ready") {
+      this.wentDown(`connection ${this.redis.status}`);
       throw new StateUnavailable(`state ${this.where} is unreachable (${this.down ?? this.redis.status})`);
     }
     try {
