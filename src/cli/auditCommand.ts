@@ -23,14 +23,36 @@ export function registerAuditCommand(program: Command): void {
     .description(
       "check an audit log's hash chain: exit 0 when every link holds, 1 at the first broken or missing link, 2 when the file cannot be read",
     )
-    .argument("<file>", "a JSONL audit log written with --audit-log")
-    .option("--format <format>", "text or json", formatOption, "text")
-    .action((file: string, flags: VerifyFlags) => {
-      process.exit(verify(file, flags));
+    .argument(
+      "<files...>",
+      "JSONL audit logs written with --audit-log (several: one per replica, each its own chain)",
+    )
+    .option(
+      "--format <format>",
+      "text or json (one object; a list of them for several files)",
+      formatOption,
+      "text",
+    )
+    .action((files: string[], flags: VerifyFlags) => {
+      const results = files.map((file) => verify(file));
+      if (flags.format === "json") {
+        const objects = results.map((r) => r.json);
+        process.stdout.write(JSON.stringify(files.length === 1 ? objects[0] : objects, null, 2) + "\n");
+      } else {
+        for (const r of results) r.print();
+      }
+      // The worst of them: a file that cannot be read (2) over a broken chain (1) over chains that hold.
+      process.exit(Math.max(...results.map((r) => r.status)));
     });
 }
 
-function verify(file: string, flags: VerifyFlags): number {
+interface Verified {
+  status: number;
+  json: unknown;
+  print(): void;
+}
+
+function verify(file: string): Verified {
   let report: ChainReport;
   try {
     const fd = openAuditForReading(file);
@@ -44,26 +66,18 @@ function verify(file: string, flags: VerifyFlags): number {
       error instanceof ToolgateError
         ? error
         : new ToolgateError("E_AUDIT_READ", `cannot read audit log '${file}': ${(error as Error).message}`);
-    if (flags.format === "json") {
-      process.stdout.write(
-        JSON.stringify(
-          { file, ok: false, error: { code: problem.code, message: problem.message } },
-          null,
-          2,
-        ) + "\n",
-      );
-    } else {
-      printError(describeError(problem));
-    }
-    return EXIT_UNREADABLE;
+    return {
+      status: EXIT_UNREADABLE,
+      json: { file, ok: false, error: { code: problem.code, message: problem.message } },
+      print: () => printError(describeError(problem)),
+    };
   }
-
-  if (flags.format === "json") {
-    process.stdout.write(JSON.stringify({ file, ...report }, null, 2) + "\n");
-  } else {
-    process.stdout.write(printableLines(renderReport(file, report)));
-  }
-  return report.ok ? EXIT_VALID : EXIT_BROKEN;
+  const verified = report;
+  return {
+    status: verified.ok ? EXIT_VALID : EXIT_BROKEN,
+    json: { file, ...verified },
+    print: () => void process.stdout.write(printableLines(renderReport(file, verified))),
+  };
 }
 
 function renderReport(file: string, report: ChainReport): string {

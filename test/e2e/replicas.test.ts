@@ -4,6 +4,7 @@
 // through the round robin (passed to the replica that owns them), Redis going away and coming back, and a
 // session whose replica is gone.
 import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -182,7 +183,8 @@ describe("two replicas, Redis, nginx round robin", () => {
       JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }),
     );
     expect(orphan.status).toBe(404);
-    expect(replicas[1]!.stderr()).toContain(`session ${sessionId}: its replica`);
+    // Its stderr may arrive just after the answer.
+    await until(() => replicas[1]!.stderr().includes(`session ${sessionId}: its replica`));
   });
 
   it("Redis away: calls that need it are refused with E_STATE_UNAVAILABLE, said once; back: they succeed", async () => {
@@ -196,18 +198,37 @@ describe("two replicas, Redis, nginx round robin", () => {
     expect(refused.isError).toBe(true);
     expect(textOf(refused)).toContain("E_STATE_UNAVAILABLE");
     await client.callTool({ name: "m__echo", arguments: { message: "away again" } });
-    expect(replicas[0]!.stderr().match(/is unreachable \(/g)?.length).toBe(1);
+    const saidUnreachable = () => replicas[0]!.stderr().match(/is unreachable \(/g)?.length ?? 0;
+    await until(() => saidUnreachable() >= 1);
+    expect(saidUnreachable()).toBe(1);
     redis = await startRedis(port);
     const back = await until(async () => {
       const r = await client.callTool({ name: "m__echo", arguments: { message: "back" } });
       return r.isError === true ? undefined : r;
     }, 15_000);
     expect(textOf(back)).toBe("Echo: back");
-    expect(replicas[0]!.stderr()).toContain("is reachable again");
+    await until(() => replicas[0]!.stderr().includes("is reachable again"));
     const events = callsIn(audits[0]!, "down").filter((e) => e.code === "E_STATE_UNAVAILABLE");
     expect(events.length).toBeGreaterThanOrEqual(2);
     await client.close();
   }, 40_000);
+});
+
+describe("each replica's own audit log", () => {
+  it("toolgate audit verify checks the set: every chain holds; one broken line fails the set", () => {
+    const verify = (files: string[]) =>
+      spawnSync(NODE, [CLI, "audit", "verify", ...files], { encoding: "utf8" });
+    const ok = verify(audits);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout.split("\n").filter((l) => l.includes(": OK, "))).toHaveLength(2);
+    const tampered = join(dir, "audit-b-tampered.jsonl");
+    const lines = readFileSync(audits[1]!, "utf8").split("\n");
+    lines[1] = lines[1]!.replace('"decision":"allow"', '"decision":"deny"');
+    writeFileSync(tampered, lines.join("\n"));
+    const broken = verify([audits[0]!, tampered]);
+    expect(broken.status).toBe(1);
+    expect(broken.stdout).toContain(`${tampered}: BROKEN at line 2`);
+  });
 });
 
 const initialize = {
