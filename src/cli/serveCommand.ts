@@ -24,6 +24,7 @@ import { printable } from "../engine/text/printable.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { describeError } from "./errorReport.js";
 import { openState } from "./serveState.js";
+import { UpstreamPool } from "../serve/upstreamPool.js";
 import { MemoryState } from "../state/memoryState.js";
 import type { SharedState } from "../state/sharedState.js";
 import type { SessionDirectory } from "../transports/replicaForward.js";
@@ -310,6 +311,8 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   // client is spent for all, across the replicas with Redis.
   const approvals = { keys, claims: state };
 
+  const upstreams = new UpstreamPool();
+  const principalOf = (c: ClientContext): string => c.digest?.toString("hex") ?? c.client;
   const newSession = (c: ClientContext, sessionId: string, principal?: string): GatewaySession => {
     const built = buildSessionContext(c.config, c.selection, policy, c.client);
     if (!built.ok) throw new Error(built.diagnostics.map(formatDiagnostic).join("; "));
@@ -329,8 +332,10 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
       maxFrameBytes: flags.maxFrameBytes,
       approvals,
       requestStates,
-      // Limits count per principal (the token), across its sessions and the replicas.
-      counter: { count: (isToolCall) => state.count(c.digest?.toString("hex") ?? c.client, isToolCall) },
+      // Limits count per principal (the token), across its sessions and the replicas; its sessions share
+      // one connection to each server (unless mcp.json's "share" says otherwise).
+      counter: { count: (isToolCall) => state.count(principalOf(c), isToolCall) },
+      upstreams: { pool: upstreams, principal: principalOf(c) },
       ...(principal === undefined ? {} : { principal, persistent: true }),
       log,
     });

@@ -6,7 +6,7 @@ import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js
 import { serverNameProblem } from "./serverName.js";
 import { describeKind, entryOf, unknownKeyWarnings } from "./sourceTree.js";
 import { parseJsoncSource } from "./jsoncSource.js";
-import type { McpJson, McpServerConfig, McpTransport } from "../engine/model/mcpServers.js";
+import type { McpJson, McpServerConfig, McpShare, McpTransport } from "../engine/model/mcpServers.js";
 
 /** Reads `mcp.json` into the servers of engine/model/mcpServers.ts, with a diagnostic for every entry it rejects. */
 
@@ -15,9 +15,10 @@ export interface McpJsonResult {
   diagnostics: Diagnostic[];
 }
 
-const STDIO_FIELDS = ["type", "command", "args", "env", "cwd", "allowedTools"] as const;
-const REMOTE_FIELDS = ["type", "url", "headers", "allowedTools"] as const;
-const ALL_FIELDS = ["type", "command", "args", "env", "cwd", "url", "headers", "allowedTools"];
+const STDIO_FIELDS = ["type", "command", "args", "env", "cwd", "allowedTools", "share"] as const;
+const REMOTE_FIELDS = ["type", "url", "headers", "allowedTools", "share"] as const;
+const ALL_FIELDS = ["type", "command", "args", "env", "cwd", "url", "headers", "allowedTools", "share"];
+const SHARE_VALUES = ["principal", "session", "all"] as const;
 
 /** The spec's startup warning for `"allowedTools": []`. */
 export function emptyAllowedToolsMessage(server: string): string {
@@ -196,6 +197,7 @@ function parseServer(
   }
 
   const { allowedTools, allowedToolsAt } = parseAllowedTools(node, name, diagnostics);
+  const share = parseShare(node, name, diagnostics);
   if (transport === "stdio") {
     const command = stringField(node, "command", name, diagnostics);
     if (command === null || command === "") {
@@ -210,7 +212,7 @@ function parseServer(
     const env = envEntry === undefined ? {} : stringMap(envEntry.value, "env", name, diagnostics);
     const cwd = stringField(node, "cwd", name, diagnostics);
     if (diagnostics.slice(before).some((d) => d.severity === "error")) return null;
-    return { name, at, transport, command, args, env, cwd, allowedTools, allowedToolsAt };
+    return { name, at, transport, command, args, env, cwd, allowedTools, allowedToolsAt, ...share };
   }
   const url = stringField(node, "url", name, diagnostics);
   if (url === null) {
@@ -234,7 +236,28 @@ function parseServer(
   const headers =
     headersEntry === undefined ? {} : stringMap(headersEntry.value, "headers", name, diagnostics);
   if (diagnostics.slice(before).some((d) => d.severity === "error")) return null;
-  return { name, at, transport, url, headers, allowedTools, allowedToolsAt };
+  return { name, at, transport, url, headers, allowedTools, allowedToolsAt, ...share };
+}
+
+/** toolgate's `"share"`: who shares one connection to the server (serve); absent: its principal's sessions. */
+function parseShare(
+  node: SourceNode & { kind: "map" },
+  name: string,
+  diagnostics: Diagnostic[],
+): { share?: McpShare } {
+  const entry = entryOf(node, "share");
+  if (entry === undefined) return {};
+  const v = entry.value;
+  if (v.kind === "scalar" && (SHARE_VALUES as readonly unknown[]).includes(v.value))
+    return { share: v.value as McpShare };
+  diagnostics.push(
+    error(
+      "E_FIELD_TYPE",
+      `"share" of server '${name}' must be "principal" (one server per token, the default), "session" (one per client session) or "all" (one for every client), but this is ${describeKind(v)}`,
+      v.at,
+    ),
+  );
+  return {};
 }
 
 /**

@@ -1,5 +1,4 @@
 import { resolve } from "node:path";
-import type { Client } from "@modelcontextprotocol/client";
 import type { AuditSink } from "../audit/sink.js";
 import type { ApprovalKeyring } from "../engine/model/approval.js";
 import { LOG_LEVELS, META, type Era } from "../engine/protocol/eras.js";
@@ -18,6 +17,7 @@ import type { MessageTransport } from "../transports/messageTransport.js";
 import { localRealpath } from "../upstream/localRealpath.js";
 import { SecretScrubber } from "../upstream/serverSecrets.js";
 import type { Upstream } from "../upstream/upstream.js";
+import type { LinkHooks } from "../upstream/upstreamLink.js";
 import {
   UpstreamLink,
   UpstreamUnavailable,
@@ -32,6 +32,7 @@ import { isTimeout, relayed, RelayedError } from "./relay.js";
 import type { SessionContext } from "./sessionContext.js";
 import type { ServeMode } from "./serveMode.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
+import { shareKey, UpstreamPool, type LinkMember } from "./upstreamPool.js";
 import { ResourceRouter } from "./resourceRouter.js";
 
 export interface SessionOptions {
@@ -66,6 +67,11 @@ export interface SessionOptions {
   verbose?: boolean;
   /** Where requests are counted against the limits (serve: per principal, in the shared state). */
   counter?: RequestCounter;
+  /**
+   * The process's shared upstream servers, and who this session is to them (its token): sessions of one
+   * principal share a server unless its entry says otherwise. Absent: this session's own servers.
+   */
+  upstreams?: { pool: UpstreamPool; principal: string };
   log: (line: string) => void;
 }
 
@@ -105,11 +111,16 @@ export class GatewaySession implements ClientHandler {
   private readonly listeners = new Set<{ scope: RequestScope; honored: Set<string> }>();
   private closed = false;
   private readonly approvalTimeoutMs: number;
+  /** The servers this session uses, shared or its own (a pool of its own when none is given). */
+  private readonly pool: UpstreamPool;
+  /** Each server's key in the pool. */
+  private readonly shareKeys = new Map<string, string>();
   onclose: (() => void) | undefined;
 
   constructor(private readonly options: SessionOptions) {
     const { context } = options;
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    this.pool = options.upstreams?.pool ?? new UpstreamPool();
     this.session = new ToolSession({
       identity: { session: options.sessionId, client: context.client },
       audit: options.audit,
@@ -131,23 +142,32 @@ export class GatewaySession implements ClientHandler {
         const base = options.baseDir ?? process.cwd();
         view.realpath = localRealpath(config.cwd === null ? process.cwd() : resolve(base, config.cwd));
       }
-      const link = new UpstreamLink({
-        server: config,
-        connect: options.connect,
-        capabilities: () => this.mirroredCapabilities(),
-        ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }),
-        timeoutMs: options.upstreamTimeoutMs,
-        ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
-        backoff: options.backoff,
-        hooks: {
-          setup: (client) => this.setupUpstreamClient(name, client),
-          onUp: (upstream, reconnected) => this.upstreamUp(name, upstream, reconnected),
-          onDown: () => {},
-          onCatalog: (snapshot) => this.session.catalogFetched(view, snapshot),
-          log: options.log,
+      const make = (hooks: Omit<LinkHooks, "log">): UpstreamLink =>
+        new UpstreamLink({
+          server: config,
+          connect: options.connect,
+          capabilities: () => this.mirroredCapabilities(),
+          ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }),
+          timeoutMs: options.upstreamTimeoutMs,
+          ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
+          backoff: options.backoff,
+          hooks: { ...hooks, log: options.log },
+        });
+      let link: UpstreamLink | null = null;
+      const slot = { name, config, view, secrets: new SecretScrubber([config]) } as ServerSlot;
+      // Attached on first use, once the client has said what it can do: a server shared by sessions sees
+      // one client, so only sessions whose clients can do the same (sampling, elicitation, roots) share it.
+      Object.defineProperty(slot, "link", {
+        enumerable: true,
+        get: (): UpstreamLink => {
+          if (link !== null) return link;
+          const key = shareKey(config, this.sharingAs(), options.sessionId);
+          this.shareKeys.set(name, key);
+          link = this.pool.attach(key, name, this.member, make);
+          return link;
         },
       });
-      this.slots.set(name, { name, config, link, view, secrets: new SecretScrubber([config]) });
+      this.slots.set(name, slot);
     }
     this.tools = new ToolRouter({
       mode: options.mode,
@@ -196,7 +216,7 @@ export class GatewaySession implements ClientHandler {
   private async shutdown(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await Promise.all([...this.slots.values()].map((s) => s.link.close()));
+    await Promise.all([...this.shareKeys.values()].map((key) => this.pool.detach(key, this.member)));
     this.onclose?.();
   }
 
@@ -378,6 +398,12 @@ export class GatewaySession implements ClientHandler {
     return null;
   }
 
+  /** Who this session shares servers with: its principal and what its client can do for a server. */
+  private sharingAs(): string {
+    const principal = this.options.upstreams?.principal ?? this.options.sessionId;
+    return JSON.stringify([principal, this.mirroredCapabilities()]);
+  }
+
   /** The client's capabilities a server may use through toolgate (it asks, toolgate asks the client). */
   private mirroredCapabilities(): JsonObject {
     const client = this.legacyLink()?.capabilities ?? {};
@@ -399,31 +425,44 @@ export class GatewaySession implements ClientHandler {
     return undefined;
   }
 
-  private setupUpstreamClient(server: string, client: Client): void {
-    client.fallbackRequestHandler = async (request, ctx) => {
-      if (!SERVER_TO_CLIENT_REQUESTS.has(request.method)) {
-        throw new RelayedError(METHOD_NOT_FOUND, "Method not found");
-      }
-      const related = this.relatedRequest(server);
-      const link = this.legacyLink();
-      if (link === null || (related !== undefined && related.ask === null)) {
-        throw new RelayedError(
-          METHOD_NOT_FOUND,
-          `toolgate cannot pass ${request.method} on: its client speaks protocol revision 2026-07-28, in which servers send no requests`,
-        );
-      }
-      try {
-        return (await link.request(request.method, isJsonObject(request.params) ? request.params : {}, {
-          signal: ctx.mcpReq.signal,
-          timeoutMs: this.options.requestTimeoutMs,
-          ...(related === undefined ? {} : { related: related.id }),
-        })) as never;
-      } catch (error) {
-        throw relayed(error);
-      }
-    };
-    client.fallbackNotificationHandler = async (notification) =>
-      this.fromServer(server, notification as { method: string; params?: Json });
+  /** What this session is to the servers it uses (shared or its own): see upstreamPool.ts. */
+  private readonly member: LinkMember = {
+    inFlight: (server) => this.inFlight.get(server)?.length ?? 0,
+    serverRequest: (server, request, ctx) => this.serverRequest(server, request, ctx),
+    serverNotification: (server, notification) => this.fromServer(server, notification),
+    catalogFetched: (server, snapshot) => {
+      const slot = this.slots.get(server);
+      if (slot !== undefined) this.session.catalogFetched(slot.view, snapshot);
+    },
+    upstreamUp: (server, upstream, reconnected) => this.upstreamUp(server, upstream, reconnected),
+  };
+
+  /** A server's request to the client (sampling, elicitation, roots), passed to this session's client. */
+  private async serverRequest(
+    server: string,
+    request: { method: string; params?: unknown },
+    ctx: Parameters<LinkMember["serverRequest"]>[2],
+  ): Promise<unknown> {
+    if (!SERVER_TO_CLIENT_REQUESTS.has(request.method)) {
+      throw new RelayedError(METHOD_NOT_FOUND, "Method not found");
+    }
+    const related = this.relatedRequest(server);
+    const link = this.legacyLink();
+    if (link === null || (related !== undefined && related.ask === null)) {
+      throw new RelayedError(
+        METHOD_NOT_FOUND,
+        `toolgate cannot pass ${request.method} on: its client speaks protocol revision 2026-07-28, in which servers send no requests`,
+      );
+    }
+    try {
+      return await link.request(request.method, isJsonObject(request.params) ? request.params : {}, {
+        signal: ctx.mcpReq.signal,
+        timeoutMs: this.options.requestTimeoutMs,
+        ...(related === undefined ? {} : { related: related.id }),
+      });
+    } catch (error) {
+      throw relayed(error);
+    }
   }
 
   private async fromServer(server: string, notification: { method: string; params?: Json }): Promise<void> {

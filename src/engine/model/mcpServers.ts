@@ -4,6 +4,9 @@ import type { PatternSource } from "./patternLists.js";
 
 export type McpTransport = "stdio" | "http" | "sse";
 
+/** Who shares one connection to a server under serve: a token's sessions (default), each session, or all. */
+export type McpShare = "principal" | "session" | "all";
+
 interface McpServerBase {
   name: string;
   /** Where the server's key is written. */
@@ -11,6 +14,8 @@ interface McpServerBase {
   /** `null`: no `allowedTools` field (all tools allowed); `[]`: every tool blocked. */
   allowedTools: PatternSource[] | null;
   allowedToolsAt: SourceRef | null;
+  /** toolgate's `"share"` (absent: `principal`). */
+  share?: McpShare;
 }
 
 export interface StdioServerConfig extends McpServerBase {
