@@ -24,6 +24,7 @@ import { printable } from "../engine/text/printable.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { describeError } from "./errorReport.js";
 import { openState } from "./serveState.js";
+import { oauthEndpoint, type OAuthPrincipal } from "./serveOAuth.js";
 import { UpstreamPool } from "../serve/upstreamPool.js";
 import { MemoryState } from "../state/memoryState.js";
 import type { SharedState } from "../state/sharedState.js";
@@ -34,6 +35,9 @@ interface ServeFlags extends ContextFlags {
   http?: number;
   state?: string;
   announce?: string;
+  oauthIssuer: string[];
+  oauthAudience?: string;
+  oauthScope: string[];
   host: string;
   mode: ServeMode;
   token?: string;
@@ -154,6 +158,17 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--audit-log <file>", "append one JSON line per decision to this file")
     .option(
+      "--oauth-issuer <url>",
+      "accept OAuth 2.1 access tokens (JWT) of this authorization server (repeatable); the tokens file's claims: entries map them to contexts",
+      collect,
+      [],
+    )
+    .option(
+      "--oauth-audience <url>",
+      "the resource a token must be for (its aud; default: the public URL of /mcp)",
+    )
+    .option("--oauth-scope <scope>", "a scope every access token must carry (repeatable)", collect, [])
+    .option(
       "--announce <url>",
       "with --state redis://…: this replica's URL as the other replicas reach it (default: http://HOST:PORT it listens on)",
     )
@@ -214,6 +229,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     [flags.allowedOrigin.length > 0, "--allowed-origin"],
     [flags.allowedHost.length > 0, "--allowed-host"],
     [flags.maxSessionsPerToken !== undefined, "--max-sessions-per-token"],
+    [flags.oauthIssuer.length > 0, "--oauth-issuer"],
   ];
   for (const [given, flag] of httpOnly) if (given && !http) return fail(`${flag} applies to --http only`);
   if (flags.token !== undefined && flags.tokens !== undefined)
@@ -241,11 +257,21 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   }
 
   const clients: ClientContext[] = [];
+  const oauthPrincipals: OAuthPrincipal<ClientContext>[] = [];
   if (!http) {
     clients.push({ client: "stdio", selection: loaded.selection, config: loaded.config });
   } else if (flags.tokens !== undefined) {
-    const { entries, diagnostics } = loadTokensFile(flags.tokens);
+    const { entries, principals, diagnostics } = loadTokensFile(flags.tokens);
     const all: Diagnostic[] = [...diagnostics];
+    for (const entry of principals) {
+      const dir = loadConfigDir(loaded.dir, entry.selection);
+      all.push(...dir.diagnostics.filter((d) => d.severity === "error"));
+      oauthPrincipals.push({
+        label: entry.label,
+        claims: entry.claims,
+        context: { client: entry.label, selection: entry.selection, config: dir.config },
+      });
+    }
     for (const entry of entries) {
       const dir = loadConfigDir(loaded.dir, entry.selection);
       all.push(...dir.diagnostics.filter((d) => d.severity === "error"));
@@ -275,8 +301,22 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     });
   }
 
+  if (flags.oauthIssuer.length > 0 && oauthPrincipals.length === 0) {
+    return fail(
+      "--oauth-issuer needs principals: entries with claims: in the --tokens file (e.g. - name: ci\n  claims: { client_id: ci }\n  role: ci)",
+    );
+  }
+  if (oauthPrincipals.length > 0 && flags.oauthIssuer.length === 0) {
+    return fail(
+      "the tokens file has claims: entries (OAuth principals): give the issuer of their tokens with --oauth-issuer URL",
+    );
+  }
+  for (const issuer of flags.oauthIssuer) {
+    if (!/^https?:\/\//.test(issuer) || !URL.canParse(issuer))
+      return fail(`--oauth-issuer must be the issuer's URL, not '${issuer}'`);
+  }
   // Every context must work before anything starts: configuration mistakes are start-up errors.
-  for (const c of clients) {
+  for (const c of [...clients, ...oauthPrincipals.map((p) => p.context)]) {
     const built = buildSessionContext(c.config, c.selection, policy, c.client);
     if (!built.ok) {
       for (const d of built.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
@@ -345,7 +385,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     log("dry run: every call and list is decided and recorded, and forwarded anyway");
   started();
   if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log);
-  return serveHttp(flags, clients, newSession, audit, log, state);
+  return serveHttp(flags, clients, oauthPrincipals, newSession, audit, log, state);
 }
 
 async function serveStdio(
@@ -370,6 +410,7 @@ async function serveStdio(
 async function serveHttp(
   flags: ServeFlags,
   clients: ClientContext[],
+  oauthPrincipals: OAuthPrincipal<ClientContext>[],
   newSession: (c: ClientContext, id: string, principal?: string) => GatewaySession,
   audit: AuditSink | null,
   log: (line: string) => void,
@@ -393,6 +434,7 @@ async function serveHttp(
           ownerOf: (id) => state.ownerOf(id),
           disown: (id) => state.disown(id),
         };
+  let publicUrl = "";
   const identities = clients.map((c) => ({ digest: c.digest!, label: c.client, context: c }));
   let server;
   try {
@@ -415,6 +457,32 @@ async function serveHttp(
           identity.digest.toString("hex"),
         ),
       ...(directory === undefined ? {} : { directory }),
+      ...(flags.oauthIssuer.length === 0
+        ? {}
+        : {
+            oauth: oauthEndpoint(
+              {
+                issuers: flags.oauthIssuer,
+                audience: () => flags.oauthAudience ?? publicUrl,
+                scopes: flags.oauthScope,
+              },
+              oauthPrincipals,
+            ),
+          }),
+      onAuthRefused: (refusal) =>
+        audit?.write({
+          event: "request",
+          time: new Date().toISOString(),
+          session: "-",
+          policy_digest: null,
+          request_id: null,
+          client: "(not authenticated)",
+          method: refusal.method,
+          decision: "deny",
+          code: refusal.code,
+          rule: null,
+          reason: refusal.reason,
+        }),
       log,
     });
   } catch (error) {
@@ -423,6 +491,10 @@ async function serveHttp(
     );
   }
   if (self === "") self = new URL(server.url).origin;
+  publicUrl = server.url;
+  if (flags.oauthIssuer.length > 0) {
+    log(`OAuth: access tokens of ${flags.oauthIssuer.join(", ")} for ${flags.oauthAudience ?? publicUrl}`);
+  }
   log(`serving MCP (${flags.mode} mode) on ${server.url}`);
   if (!["127.0.0.1", "::1", "localhost"].includes(flags.host)) {
     log(

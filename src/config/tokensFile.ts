@@ -1,6 +1,7 @@
 import type { ToolgateCode } from "../engine/model/codes.js";
 import { readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
+import type { ClaimMatch } from "../engine/model/claims.js";
 import type { ContextSelection } from "../engine/model/configDir.js";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
@@ -33,10 +34,21 @@ export interface TokenEntry {
   at: SourceRef;
 }
 
+/** An OAuth principal: a token whose claims match `claims` gets this context (serve --oauth-issuer). */
+export interface PrincipalEntry {
+  label: string;
+  claims: ClaimMatch;
+  selection: ContextSelection;
+  at: SourceRef;
+}
+
+const CLAIM_FIELDS = ["sub", "client_id", "scope", "groups", "iss"];
+
 export const TOKEN_ENTRY_FIELDS = [
   "name",
   "token",
   "token_sha256",
+  "claims",
   "role",
   "agent",
   "session",
@@ -66,15 +78,24 @@ function stringValue(node: SourceNode, field: string, diagnostics: Diagnostic[])
   return null;
 }
 
-function parseEntry(node: SourceMap, index: number, diagnostics: Diagnostic[]): TokenEntry | null {
+function parseEntry(
+  node: SourceMap,
+  index: number,
+  diagnostics: Diagnostic[],
+): TokenEntry | PrincipalEntry | null {
   const before = diagnostics.length;
   let digest: Buffer | null = null;
+  let claims: ClaimMatch | null = null;
   let name: string | null = null;
   const selection: ContextSelection = { skills: [] };
   const has = (key: string): boolean => node.entries.some((e) => e.key === key);
-  if (has("token") === has("token_sha256")) {
+  if ([has("token"), has("token_sha256"), has("claims")].filter(Boolean).length !== 1) {
     diagnostics.push(
-      error("E_TOKENS_ENTRY", "each entry needs exactly one of 'token' and 'token_sha256'", node.at),
+      error(
+        "E_TOKENS_ENTRY",
+        "each entry needs exactly one of 'token', 'token_sha256' and 'claims' (an OAuth principal)",
+        node.at,
+      ),
     );
   }
   for (const e of node.entries) {
@@ -107,6 +128,9 @@ function parseEntry(node: SourceMap, index: number, diagnostics: Diagnostic[]): 
         digest = Buffer.from(hex, "hex");
         break;
       }
+      case "claims":
+        claims = parseClaims(v, diagnostics);
+        break;
       case "role":
       case "agent":
       case "session":
@@ -143,18 +167,57 @@ function parseEntry(node: SourceMap, index: number, diagnostics: Diagnostic[]): 
         );
     }
   }
-  if (diagnostics.length > before || digest === null) return null;
+  if (diagnostics.length > before) return null;
+  const label = name ?? `entry #${index + 1}`;
+  if (claims !== null) return { label, claims, selection, at: node.at };
+  if (digest === null) return null;
   return { digest, label: name ?? `token #${index + 1}`, selection, at: node.at };
+}
+
+/** `claims:` conditions that must all hold: `sub`, `client_id`, `iss` (strings), `scope`, `groups` (lists). */
+function parseClaims(node: SourceNode, diagnostics: Diagnostic[]): ClaimMatch | null {
+  if (node.kind !== "map" || node.entries.length === 0) {
+    diagnostics.push(
+      error(
+        "E_TOKENS_FIELD",
+        `'claims' must be a map of conditions (${CLAIM_FIELDS.join(", ")}), but this is ${describeKind(node)}`,
+        node.at,
+      ),
+    );
+    return null;
+  }
+  const out: ClaimMatch = {};
+  for (const e of node.entries) {
+    if (e.key === "scope" || e.key === "groups") {
+      const items = e.value.kind === "seq" ? e.value.items : [e.value];
+      const list = items.map((item) => stringValue(item, `claims.${e.key}`, diagnostics));
+      if (list.every((x): x is string => x !== null))
+        out[e.key] = list.flatMap((x) => x.split(" ")).filter((x) => x !== "");
+    } else if (e.key === "sub" || e.key === "client_id" || e.key === "iss") {
+      const value = stringValue(e.value, `claims.${e.key}`, diagnostics);
+      if (value !== null) out[e.key] = value;
+    } else {
+      diagnostics.push(
+        error(
+          "E_TOKENS_FIELD",
+          `unknown claim condition '${e.key}' (known: ${CLAIM_FIELDS.join(", ")}); refused rather than ignored, since an ignored condition would widen access`,
+          e.keyAt,
+        ),
+      );
+    }
+  }
+  return out;
 }
 
 /** Parses the text of a tokens file. Pure. */
 export function parseTokensFile(
   file: string,
   text: string,
-): { entries: TokenEntry[]; diagnostics: Diagnostic[] } {
+): { entries: TokenEntry[]; principals: PrincipalEntry[]; diagnostics: Diagnostic[] } {
   const parsed = parseYamlSource(file, text);
   const diagnostics = [...parsed.diagnostics];
   const entries: TokenEntry[] = [];
+  const principals: PrincipalEntry[] = [];
   const root = parsed.root;
   if (root === null) {
     if (diagnostics.length === 0) {
@@ -168,7 +231,7 @@ export function parseTokensFile(
         path: "",
       });
     }
-    return { entries, diagnostics };
+    return { entries, principals, diagnostics };
   }
   if (root.kind !== "seq") {
     diagnostics.push(
@@ -178,7 +241,7 @@ export function parseTokensFile(
         root.at,
       ),
     );
-    return { entries, diagnostics };
+    return { entries, principals, diagnostics };
   }
   const seen = new Map<string, TokenEntry>();
   root.items.forEach((item, index) => {
@@ -194,6 +257,10 @@ export function parseTokensFile(
     }
     const entry = parseEntry(item, index, diagnostics);
     if (entry === null) return;
+    if ("claims" in entry) {
+      principals.push(entry);
+      return;
+    }
     const key = entry.digest.toString("hex");
     const first = seen.get(key);
     if (first !== undefined) {
@@ -212,16 +279,21 @@ export function parseTokensFile(
   if (root.items.length === 0) {
     diagnostics.push(error("E_TOKENS_EMPTY", "the tokens file lists no tokens", root.at));
   }
-  return { entries, diagnostics };
+  return { entries, principals, diagnostics };
 }
 
-export function loadTokensFile(file: string): { entries: TokenEntry[]; diagnostics: Diagnostic[] } {
+export function loadTokensFile(file: string): {
+  entries: TokenEntry[];
+  principals: PrincipalEntry[];
+  diagnostics: Diagnostic[];
+} {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (e) {
     return {
       entries: [],
+      principals: [],
       diagnostics: [
         {
           severity: "error",

@@ -34,8 +34,9 @@ import {
 import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protocol/envelope.js";
 import { standardHeaderMismatch } from "../engine/protocol/mirroredHeaders.js";
 import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
-import { answerOAuthDiscovery, BEARER_HOW, isOAuthDiscoveryPath } from "./oauthDiscovery.js";
+import { answerOAuthDiscovery, isOAuthDiscoveryPath } from "./oauthDiscovery.js";
 import { forwardToOwner, wasForwarded, type SessionDirectory } from "./replicaForward.js";
+import { oauthIdentity, type OAuthEndpoint } from "./httpAuth.js";
 import { accepts, isJsonContentType, readBody, sendError } from "./httpMessages.js";
 
 /**
@@ -87,6 +88,10 @@ export interface HttpServeOptions<T extends HttpClientIdentity> {
    * to it (replicaForward.ts). Absent: one gateway, sessions are local.
    */
   directory?: SessionDirectory;
+  /** OAuth 2.1 access tokens beside the static ones (resource server; see auth/resourceServer.ts). */
+  oauth?: OAuthEndpoint<T>;
+  /** A request refused before any session (bad or missing credentials), for the audit log; never the token. */
+  onAuthRefused?(refusal: { method: string; status: number; code: string; reason: string }): void;
   log(line: string): void;
 }
 
@@ -140,21 +145,24 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       return;
     }
     const path = (req.url ?? "").split("?")[0] ?? "";
+    const oauth = options.oauth;
+    if (oauth !== undefined && oauth.metadataPaths().includes(path)) {
+      const body = JSON.stringify(oauth.metadata());
+      res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=300" }).end(body);
+      return;
+    }
     if (isOAuthDiscoveryPath(path)) {
-      answerOAuthDiscovery(res);
+      answerOAuthDiscovery(res, oauth === undefined ? null : String(oauth.metadata().resource));
       return;
     }
     if (path !== MCP_PATH) {
       sendError(res, 404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
       return;
     }
-    const token = tokens.match(req.headers.authorization);
-    if (token === null) {
-      sendError(res, 401, -32001, `Unauthorized: a valid bearer token is required: ${BEARER_HOW}`, {
-        "www-authenticate": 'Bearer realm="toolgate"',
-      });
-      return;
-    }
+    const token =
+      tokens.match(req.headers.authorization) ??
+      (await oauthIdentity(req, res, options.oauth, options.onAuthRefused));
+    if (token === null) return;
     const version = req.headers["mcp-protocol-version"];
     if (
       typeof version === "string" &&

@@ -22,10 +22,17 @@ export function isOAuthDiscoveryPath(path: string): boolean {
   return DISCOVERY.some((pattern) => pattern.test(path));
 }
 
-export function answerOAuthDiscovery(res: ServerResponse): void {
+/**
+ * `resource`: with OAuth configured, the resource whose metadata names the authorization servers (this
+ * gateway is none of them); `null`: static tokens only.
+ */
+export function answerOAuthDiscovery(res: ServerResponse, resource: string | null): void {
   const body = JSON.stringify({
     error: "invalid_request",
-    error_description: `this toolgate takes static bearer tokens, not OAuth: ${BEARER_HOW}`,
+    error_description:
+      resource === null
+        ? `this toolgate takes static bearer tokens, not OAuth: ${BEARER_HOW}`
+        : `this toolgate is an OAuth resource server, not an authorization server: its authorization servers are named in the protected resource metadata of ${resource}`,
   });
   res.writeHead(404, {
     "content-type": "application/json",

@@ -16,6 +16,9 @@ export const GATEWAY_REFUSAL_CODES = [
   "E_STATE_UNAVAILABLE",
 ] as const;
 
+/** Requests of serve --http refused before any session: credentials missing, invalid, short of a scope, unmapped. */
+export const AUTH_CODES = ["E_AUTH_REQUIRED", "E_AUTH_TOKEN", "E_AUTH_SCOPE", "E_AUTH_PRINCIPAL"] as const;
+
 /** Findings about a policy file (loader, lint, migration). */
 export const POLICY_FILE_CODES = [
   "E_POLICY_READ",
@@ -147,6 +150,7 @@ export const CLI_CODES = [
 export const ALL_CODES = [
   ...REASON_CODES,
   ...GATEWAY_REFUSAL_CODES,
+  ...AUTH_CODES,
   ...POLICY_FILE_CODES,
   ...CONFIG_CODES,
   ...JSON_CODES,

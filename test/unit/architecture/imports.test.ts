@@ -19,7 +19,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["engine/rpc", "engine/schema", "engine/pins"],
   ["engine/controls", "engine/protocol"],
   ["engine/policy"],
-  ["config", "audit", "state"],
+  ["config", "audit", "state", "auth"],
   ["session", "transports"],
   ["upstream"],
   ["wrap", "serve"],

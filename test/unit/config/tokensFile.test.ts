@@ -40,12 +40,12 @@ describe("tokens file", () => {
     [
       "neither token nor digest",
       "- role: r\n",
-      "tokens.yaml:1:3: error E_TOKENS_ENTRY [0]: each entry needs exactly one of 'token' and 'token_sha256'",
+      "tokens.yaml:1:3: error E_TOKENS_ENTRY [0]: each entry needs exactly one of 'token', 'token_sha256' and 'claims' (an OAuth principal)",
     ],
     [
       "both token and digest",
       `- token: aaaaaaaaaaaaaaaaaaaa\n  token_sha256: ${sha("x")}\n`,
-      "tokens.yaml:1:3: error E_TOKENS_ENTRY [0]: each entry needs exactly one of 'token' and 'token_sha256'",
+      "tokens.yaml:1:3: error E_TOKENS_ENTRY [0]: each entry needs exactly one of 'token', 'token_sha256' and 'claims' (an OAuth principal)",
     ],
     [
       "a short token",
@@ -60,7 +60,7 @@ describe("tokens file", () => {
     [
       "an unknown key (a typo must not widen access)",
       "- token: aaaaaaaaaaaaaaaaaaaa\n  rol: reviewer\n",
-      "tokens.yaml:2:3: error E_TOKENS_FIELD [0].rol: unknown field 'rol' (known: name, token, token_sha256, role, agent, session, skills, node); refused rather than ignored, since an ignored restriction would widen access",
+      "tokens.yaml:2:3: error E_TOKENS_FIELD [0].rol: unknown field 'rol' (known: name, token, token_sha256, claims, role, agent, session, skills, node); refused rather than ignored, since an ignored restriction would widen access",
     ],
     [
       "skills as a string",
@@ -76,5 +76,25 @@ describe("tokens file", () => {
     const { entries, diagnostics } = parseTokensFile("tokens.yaml", text);
     expect(diagnostics.map(formatDiagnostic)).toEqual([expected]);
     if (!expected.includes("DUPLICATE")) expect(entries).toEqual([]);
+  });
+});
+
+describe("tokens file: OAuth principals", () => {
+  it("reads claims: entries as principals, with every condition, and refuses an unknown condition", () => {
+    const ok = parseTokensFile(
+      "tokens.yaml",
+      "- name: ci\n  claims: { client_id: ci, scope: [tools:call], groups: admins, sub: x, iss: http://i }\n  role: ci\n",
+    );
+    expect(ok.diagnostics).toEqual([]);
+    expect(ok.principals).toMatchObject([
+      {
+        label: "ci",
+        claims: { client_id: "ci", scope: ["tools:call"], groups: ["admins"], sub: "x", iss: "http://i" },
+        selection: { role: "ci" },
+      },
+    ]);
+    const typo = parseTokensFile("tokens.yaml", "- claims: { subject: x }\n");
+    expect(typo.principals).toEqual([]);
+    expect(typo.diagnostics.map((d) => d.message)[0]).toContain("unknown claim condition 'subject'");
   });
 });
