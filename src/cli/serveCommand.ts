@@ -258,6 +258,12 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
 
   const clients: ClientContext[] = [];
   const oauthPrincipals: OAuthPrincipal<ClientContext>[] = [];
+  // The flags win over config.yaml's oauth: section, as --policy wins over policy:.
+  const fromConfig = http ? loaded.config.global.oauth : null;
+  if (flags.oauthIssuer.length === 0 && fromConfig !== null) flags.oauthIssuer = fromConfig.issuers;
+  if (flags.oauthAudience === undefined && fromConfig?.audience != null)
+    flags.oauthAudience = fromConfig.audience;
+  if (flags.oauthScope.length === 0 && fromConfig !== null) flags.oauthScope = fromConfig.scopes;
   if (!http) {
     clients.push({ client: "stdio", selection: loaded.selection, config: loaded.config });
   } else if (flags.tokens !== undefined) {

@@ -24,6 +24,7 @@ export function emptyGlobalConfig(): GlobalConfig {
     policy: null,
     approvalKeys: [],
     state: null,
+    oauth: null,
   };
 }
 
@@ -138,7 +139,48 @@ export function parseConfigYaml(
       });
     }
   }
+  const oauth = entryOf(root, "oauth");
+  if (oauth !== undefined) config.oauth = parseOAuth(oauth.value, diagnostics);
   return { config, diagnostics };
+}
+
+/** `oauth: { issuers: [URL…], audience: URL, scopes: [S…] }`; every problem is an error (a security setting). */
+function parseOAuth(node: SourceNode, diagnostics: Diagnostic[]): GlobalConfig["oauth"] {
+  const problem = (message: string, at: SourceRef): null => {
+    diagnostics.push({ severity: "error", code: "E_FIELD_TYPE", message, ...at });
+    return null;
+  };
+  if (node.kind !== "map")
+    return problem(
+      `'oauth' must be a map (issuers, audience, scopes), but this is ${describeKind(node)}`,
+      node.at,
+    );
+  const out = {
+    issuers: [] as string[],
+    audience: null as string | null,
+    scopes: [] as string[],
+    at: node.at,
+  };
+  const strings = (v: SourceNode, field: string): string[] => {
+    const items = v.kind === "seq" ? v.items : [v];
+    const values = items.map((i) =>
+      i.kind === "scalar" && typeof i.value === "string" && i.value !== "" ? i.value : null,
+    );
+    if (values.some((x) => x === null))
+      problem(`'oauth.${field}' must be a string or a list of strings`, v.at);
+    return values.filter((x): x is string => x !== null);
+  };
+  for (const e of node.entries) {
+    if (e.key === "issuers") out.issuers = strings(e.value, "issuers");
+    else if (e.key === "scopes") out.scopes = strings(e.value, "scopes");
+    else if (e.key === "audience") out.audience = strings(e.value, "audience")[0] ?? null;
+    else problem(`unknown field 'oauth.${e.key}' (known: issuers, audience, scopes)`, e.keyAt);
+  }
+  for (const url of [...out.issuers, ...(out.audience === null ? [] : [out.audience])]) {
+    if (!/^https?:\/\//.test(url) || !URL.canParse(url))
+      problem(`'${url}' in 'oauth' is not an http(s) URL`, node.at);
+  }
+  return out;
 }
 
 /** `null` when `url` names a state store serve can use: `memory`, or `redis://` / `rediss://` with a host. */

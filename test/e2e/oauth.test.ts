@@ -2,6 +2,7 @@
 // process) issuing JWT access tokens by client credentials for the gateway's resource (RFC 8707): the
 // protected resource metadata, the challenges, both eras' SDK clients with a real token, Claude Code with
 // one, static tokens beside, and every bad token refused with its status, challenge and audit record.
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPair, SignJWT, importJWK, exportJWK } from "jose";
@@ -9,7 +10,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcon
 import { configDir, mcpJson } from "./configDirHelpers.js";
 import { FIXTURES, NODE, readAudit, tempDir } from "./helpers.js";
 import { startIssuer, type Issuer } from "./oidcIssuer.js";
-import { claude, CLAUDE_CODE, installedBin } from "./realClients.js";
+import { claude, CLAUDE_CODE, INSPECTOR, installedBin } from "./realClients.js";
 import { httpClient, rawHttp, serveHttp, textOf, type HttpServe } from "./serveHelpers.js";
 
 const STATIC = "static-token-0123456789abcdef";
@@ -23,7 +24,7 @@ beforeAll(async () => {
   const config = configDir({
     "mcp.json": mcpJson({ m: { command: NODE, args: [join(FIXTURES, "modernServer.mjs")] } }),
     "config.yaml": "enabled_mcp_servers: all\n",
-    "tokens.yaml": `- name: ci\n  claims: { client_id: ci }\n- name: static-bot\n  token: ${STATIC}\n`,
+    "tokens.yaml": `- name: ci\n  claims: { client_id: ci }\n- name: people\n  claims: { client_id: web }\n- name: static-bot\n  token: ${STATIC}\n`,
   });
   served = await serveHttp(config, [
     "--tokens",
@@ -108,6 +109,55 @@ describe("toolgate as an OAuth resource server", () => {
     const calls = readAudit(auditLog).filter((e) => e.event === "tools/call");
     expect(calls.map((e) => e.client)).toEqual(["ci (ci)", "ci (ci)"]);
   });
+
+  it("serves a user's token from the authorization code flow with PKCE", async () => {
+    const token = await issuer.userToken("alice", served.url, "tools:call");
+    const { client } = await httpClient(served.url, token);
+    expect(textOf(await client.callTool({ name: "m__echo", arguments: { message: "alice" } }))).toBe(
+      "Echo: alice",
+    );
+    await client.close();
+    expect(
+      readAudit(auditLog)
+        .filter((e) => e.event === "tools/call")
+        .at(-1)?.client,
+    ).toBe("people (alice)");
+  });
+
+  it("the MCP Inspector CLI lists the tools with an access token in its header", async () => {
+    const bin = installedBin(INSPECTOR, "mcp-inspector");
+    const token = await issuer.token("ci", served.url, "tools:call");
+    const run = spawnSync(
+      bin,
+      [
+        "--cli",
+        "-q",
+        served.url,
+        "--transport",
+        "http",
+        "--header",
+        `Authorization: Bearer ${token}`,
+        "--method",
+        "tools/list",
+        "--format",
+        "json",
+      ],
+      {
+        encoding: "utf8",
+        timeout: 90_000,
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          HOME: tempDir("tg-oauth-insp-"),
+          MCP_INSPECTOR_SECRET_STORE: "memory",
+        },
+      },
+    );
+    expect(run.status, run.stderr).toBe(0);
+    const names = (JSON.parse(run.stdout) as { result: { tools: Array<{ name: string }> } }).result.tools.map(
+      (t) => t.name,
+    );
+    expect(names).toContain("m__echo");
+  }, 120_000);
 
   it("keeps static tokens working beside OAuth", async () => {
     const { client } = await httpClient(served.url, STATIC);

@@ -5,5 +5,6 @@ declare module "oidc-provider" {
     constructor(issuer: string, configuration: Record<string, unknown>);
     proxy: boolean;
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
+    on(event: string, listener: (...args: never[]) => void): void;
   }
 }

@@ -97,6 +97,8 @@ export interface GlobalConfig {
   approvalKeys: { path: string; at: SourceRef }[];
   /** `state:` where serve keeps what replicas share (`redis://…`); `null`: this process's memory. */
   state: { url: string; at: SourceRef } | null;
+  /** `oauth:` serve's resource server settings (flags win): issuers, audience, required scopes. */
+  oauth: { issuers: string[]; audience: string | null; scopes: string[]; at: SourceRef } | null;
 }
 
 /**
