@@ -214,6 +214,32 @@ describe("two replicas, Redis, nginx round robin", () => {
   }, 40_000);
 });
 
+describe("a replica started while Redis is down", () => {
+  it("starts, says so, refuses what needs the state, and serves once Redis is there", async () => {
+    const port = await freePort();
+    const late = await replica(join(dir, "audit-late.jsonl"), nginx.port, `redis://127.0.0.1:${port}`);
+    try {
+      await until(() => late.stderr().includes("is unreachable ("));
+      const client = await modern(late.url, TOKENS.down);
+      const refused = await client.callTool({ name: "m__echo", arguments: { message: "early" } });
+      expect(textOf(refused)).toContain("E_STATE_UNAVAILABLE");
+      const store = await startRedis(port);
+      try {
+        const served = await until(async () => {
+          const r = await client.callTool({ name: "m__echo", arguments: { message: "late" } });
+          return r.isError === true ? undefined : r;
+        }, 15_000);
+        expect(textOf(served)).toBe("Echo: late");
+      } finally {
+        await client.close();
+        await store.stop();
+      }
+    } finally {
+      await late.stop();
+    }
+  }, 40_000);
+});
+
 describe("each replica's own audit log", () => {
   it("toolgate audit verify checks the set: every chain holds; one broken line fails the set", () => {
     const verify = (files: string[]) =>
