@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runEngineBench } from "./engine.js";
 import { printTable } from "./measure.js";
+import { sharedMemoryBench } from "./sharedMemory.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -18,3 +19,10 @@ for (const script of ["wrap.js", "serve.js", "replicas.js"]) {
   const result = spawnSync(process.execPath, [path], { stdio: "inherit" });
   if (result.status !== 0) process.exitCode = 1;
 }
+
+// Memory of serve with shared and with per-session upstream servers: in this process, which only drives
+// serve's sessions (serve and its servers are the processes measured).
+await sharedMemoryBench().catch((error: unknown) => {
+  console.error(`bench failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+});

@@ -71,8 +71,10 @@ export interface ApprovalRecord {
   /** The person's answer when toolgate asked through MCP elicitation. */
   elicitation?: {
     outcome: "accept" | "decline" | "cancel" | "not-approved" | "timeout" | "error" | "client-cancelled";
-    /** What went wrong, for `error` and `not-approved`. */
+    /** What went wrong, for `error` and `not-approved`; who denied it, for a denial in the dashboard. */
     detail?: string;
+    /** Who approved it out of band (the dashboard's signed-in user), when not the client's own person. */
+    approver?: string;
   };
 }
 

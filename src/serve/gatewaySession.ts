@@ -9,8 +9,6 @@ import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
 import { MemoryApprovalClaims, type ApprovalClaims } from "../session/approvalClaims.js";
 import { RequestStateCodec } from "../engine/protocol/requestState.js";
 import { ApprovalRounds } from "../session/approvalRounds.js";
-import { readApprovalAnswer, type ApprovalOutcome } from "../session/approvalQuestion.js";
-import { clientElicitsForms } from "../session/clientCapabilities.js";
 import type { ServerView } from "../session/serverView.js";
 import { ToolSession, uncountedReason, type RequestCounter } from "../session/toolSession.js";
 import type { MessageTransport } from "../transports/messageTransport.js";
@@ -28,11 +26,13 @@ import { ClientLink, type ClientHandler, type RequestScope } from "./clientLink.
 
 import { forwardRequest, messageOf } from "./forwardRequest.js";
 import { exposedResourceUri } from "./naming.js";
-import { isTimeout, relayed, RelayedError } from "./relay.js";
+import { relayed, RelayedError } from "./relay.js";
 import type { SessionContext } from "./sessionContext.js";
 import type { ServeMode } from "./serveMode.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
 import { shareKey, UpstreamPool, type LinkMember } from "./upstreamPool.js";
+import type { ApprovalDesk } from "./approvalDesk.js";
+import { ApprovalAsker } from "./approvalAsker.js";
 import { ResourceRouter } from "./resourceRouter.js";
 
 export interface SessionOptions {
@@ -67,6 +67,8 @@ export interface SessionOptions {
   verbose?: boolean;
   /** Where requests are counted against the limits (serve: per principal, in the shared state). */
   counter?: RequestCounter;
+  /** Approvals out of band: a client that cannot ask its person waits for the dashboard's answer. */
+  desk?: ApprovalDesk;
   /**
    * The process's shared upstream servers, and who this session is to them (its token): sessions of one
    * principal share a server unless its entry says otherwise. Absent: this session's own servers.
@@ -115,12 +117,19 @@ export class GatewaySession implements ClientHandler {
   private readonly pool: UpstreamPool;
   /** Each server's key in the pool. */
   private readonly shareKeys = new Map<string, string>();
+  private readonly asker: ApprovalAsker;
   onclose: (() => void) | undefined;
 
   constructor(private readonly options: SessionOptions) {
     const { context } = options;
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     this.pool = options.upstreams?.pool ?? new UpstreamPool();
+    this.asker = new ApprovalAsker({
+      timeoutMs: this.approvalTimeoutMs,
+      client: options.context.client,
+      session: options.sessionId,
+      ...(options.desk === undefined ? {} : { desk: options.desk }),
+    });
     this.session = new ToolSession({
       identity: { session: options.sessionId, client: context.client },
       audit: options.audit,
@@ -175,8 +184,9 @@ export class GatewaySession implements ClientHandler {
       order: this.order,
       session: this.session,
       forward: (slot, method, params, scope) => this.forward(slot, method, params, scope as RequestScope),
-      cannotAsk: (scope) => this.cannotAsk(scope as RequestScope),
-      askApproval: (question, scope) => this.askApproval(question, scope as RequestScope),
+      cannotAsk: (scope) => this.asker.cannotAsk(scope as RequestScope),
+      askApproval: (question, scope, about) => this.asker.ask(question, scope as RequestScope, about),
+      asksOutOfBand: (scope) => this.asker.outOfBand(scope as RequestScope),
       eraOf: (scope) => (scope as RequestScope).era,
       headersOf: (scope) => (scope as RequestScope).headers,
       rounds: new ApprovalRounds({
@@ -363,31 +373,6 @@ export class GatewaySession implements ClientHandler {
       if (scope.signal.aborted) end();
       else scope.signal.addEventListener("abort", end, { once: true });
     });
-  }
-
-  /** `null` when the person behind this request's client can be asked (form-mode elicitation); else why not. */
-  private cannotAsk(scope: RequestScope): string | null {
-    if (clientElicitsForms({ capabilities: scope.clientCapabilities })) return null;
-    return scope.era === "legacy"
-      ? "the client did not declare form-mode elicitation in initialize"
-      : "the client did not declare form-mode elicitation in this request's capabilities";
-  }
-
-  /**
-   * An approval question for the person behind this client (form-mode `elicitation/create`), sent on the
-   * stream of the call it is about; only an explicit approval comes back as approved.
-   */
-  private async askApproval(question: JsonObject, scope: RequestScope): Promise<ApprovalOutcome> {
-    if (scope.ask === null)
-      return { approved: false, outcome: "error", detail: "the client cannot be asked" };
-    try {
-      const result = await scope.ask("elicitation/create", question, this.approvalTimeoutMs);
-      return readApprovalAnswer({ jsonrpc: "2.0", id: 0, result });
-    } catch (error) {
-      if (scope.signal.aborted) return { approved: false, outcome: "client-cancelled" };
-      if (isTimeout(error)) return { approved: false, outcome: "timeout", detail: messageOf(error) };
-      return { approved: false, outcome: "error", detail: messageOf(error) };
-    }
   }
 
   // ---- server → client ---------------------------------------------------------------------------------

@@ -72,7 +72,13 @@ export interface RouterDeps {
   /** `null` when the person behind this request's client can be asked (form-mode elicitation); else why not. */
   cannotAsk(request: RequestHandle): string | null;
   /** Puts an approval question to the client's person (MCP elicitation) while the call waits (legacy). */
-  askApproval(question: JsonObject, request: RequestHandle): Promise<ApprovalOutcome>;
+  askApproval(
+    question: JsonObject,
+    request: RequestHandle,
+    about: { tool: string; server: string | null },
+  ): Promise<ApprovalOutcome>;
+  /** The person is asked out of band (the dashboard): the call waits in this request, in either era. */
+  asksOutOfBand(request: RequestHandle): boolean;
   /** The era the request speaks. */
   eraOf(request: RequestHandle): Era;
   /** A modern HTTP request's headers (mirroring parts of the body), else `undefined`. */
@@ -445,8 +451,8 @@ export class ToolRouter {
       case "absent":
         return absent();
       case "ask": {
-        if (round.era === "legacy") {
-          const outcome = await this.deps.askApproval(step.question, request);
+        if (round.era === "legacy" || this.deps.asksOutOfBand(request)) {
+          const outcome = await this.deps.askApproval(step.question, request, step.about);
           return this.take(step.answered(outcome), slot, request, absent, round, outcome.approved);
         }
         const { retry } = round;

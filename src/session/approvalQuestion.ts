@@ -86,7 +86,8 @@ function targetsOf(shown: unknown, inputSchema: unknown): ArgumentTarget[] {
 }
 
 export type ApprovalAnswer =
-  | { approved: true }
+  /** `by`: who approved, when it was not the client's person (the dashboard's signed-in user). */
+  | { approved: true; by?: string }
   | { approved: false; outcome: "decline" | "cancel" | "not-approved" | "error"; detail?: string };
 
 /** What became of an approval question: the person's answer, or why there is none. */

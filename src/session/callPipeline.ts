@@ -52,7 +52,13 @@ export interface ToolCall {
  */
 export type CallStep =
   | { kind: "forward"; params: JsonObject; failed(reason: string): ToolResult }
-  | { kind: "ask"; question: JsonObject; answered(outcome: ApprovalOutcome): CallStep }
+  | {
+      kind: "ask";
+      question: JsonObject;
+      /** What the question is about, for a person asked out of band (serve's dashboard). */
+      about: { tool: string; server: string | null };
+      answered(outcome: ApprovalOutcome): CallStep;
+    }
   | { kind: "deny"; result: ToolResult }
   | { kind: "absent" }
   | { kind: "needs-catalog" }
@@ -184,6 +190,7 @@ function askStep(
   return {
     kind: "ask",
     question,
+    about: { tool: hand.call.tool, server: hand.call.server.name },
     answered: (answer) => answeredStep(ctx, hand, ask, warnings, answer),
   };
 }
@@ -202,12 +209,16 @@ function answeredStep(
     approvalRecord(
       hand.lookup,
       ask.rejected,
-      { outcome, ...(detail === undefined ? {} : { detail }) },
+      {
+        outcome,
+        ...(detail === undefined ? {} : { detail }),
+        ...(answer.approved && answer.by !== undefined ? { approver: answer.by } : {}),
+      },
       redaction,
     );
   const required = redaction.scrub(approvalRequiredText(hand.call.tool, ask.rule));
   if (answer.approved) {
-    const reason = `${required}: the person approved this call`;
+    const reason = `${required}: ${answer.by === undefined ? "the person" : `${answer.by}, in the dashboard,`} approved this call`;
     const recorded = record(ctx, hand, {
       decision: "allow",
       code: null,
