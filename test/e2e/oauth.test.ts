@@ -19,7 +19,14 @@ const auditLog = join(dir, "audit.jsonl");
 let issuer: Issuer;
 let served: HttpServe;
 
+let claudeBin = "";
+let inspectorBin = "";
+
 beforeAll(async () => {
+  // First, while nothing listens: an install blocks this process (spawnSync), and a connection to the
+  // in-process provider would go stale meanwhile.
+  claudeBin = installedBin(CLAUDE_CODE, "claude");
+  inspectorBin = installedBin(INSPECTOR, "mcp-inspector");
   issuer = await startIssuer();
   const config = configDir({
     "mcp.json": mcpJson({ m: { command: NODE, args: [join(FIXTURES, "modernServer.mjs")] } }),
@@ -36,7 +43,7 @@ beforeAll(async () => {
     "--audit-log",
     auditLog,
   ]);
-}, 30_000);
+}, 600_000);
 afterAll(async () => {
   await served?.stop();
   await issuer?.stop();
@@ -125,7 +132,7 @@ describe("toolgate as an OAuth resource server", () => {
   });
 
   it("the MCP Inspector CLI lists the tools with an access token in its header", async () => {
-    const bin = installedBin(INSPECTOR, "mcp-inspector");
+    const bin = inspectorBin;
     const token = await issuer.token("ci", served.url, "tools:call");
     const run = spawnSync(
       bin,
@@ -253,7 +260,7 @@ describe("toolgate as an OAuth resource server", () => {
   });
 
   it("Claude Code connects with an access token in its header", async () => {
-    const bin = installedBin(CLAUDE_CODE, "claude");
+    const bin = claudeBin;
     const home = tempDir("tg-oauth-cc-");
     const token = await issuer.token("ci", served.url, "tools:call");
     expect(
