@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   audit: async () => (await import("./auditCommand.js")).registerAuditCommand,
   pin: async () => (await import("./pinCommand.js")).registerPinCommand,
   approve: async () => (await import("./approveCommand.js")).registerApproveCommand,
+  dashboard: async () => (await import("./dashboardCommand.js")).registerDashboardCommand,
   install: installCommands,
   uninstall: installCommands,
 };

@@ -147,6 +147,14 @@ export const CLI_CODES = [
   "E_SET_VALUE",
 ] as const;
 
+/** `toolgate dashboard`: starting it, and the requests it refuses. */
+export const DASHBOARD_CODES = [
+  "E_DASHBOARD_TOKEN",
+  "E_DASHBOARD_LISTEN",
+  "E_DASHBOARD_AUTH",
+  "E_DASHBOARD_FORBIDDEN",
+] as const;
+
 export const ALL_CODES = [
   ...REASON_CODES,
   ...GATEWAY_REFUSAL_CODES,
@@ -157,6 +165,7 @@ export const ALL_CODES = [
   ...SERVER_CODES,
   ...AUDIT_PIN_CODES,
   ...CLI_CODES,
+  ...DASHBOARD_CODES,
 ] as const;
 
 /** Any code toolgate prints or records. */

@@ -22,7 +22,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["config", "audit", "state", "auth"],
   ["session", "transports"],
   ["upstream"],
-  ["wrap", "serve"],
+  ["wrap", "serve", "dashboard"],
   ["index.ts"],
   ["cli"],
 ];
