@@ -2,13 +2,14 @@ import { homedir } from "node:os";
 import { InvalidArgumentError, type Command } from "commander";
 import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
 import { MIN_TOKEN_LENGTH } from "../config/tokensFile.js";
-import { CatalogCache, type FetchCatalog } from "../dashboard/catalogCache.js";
+import { CatalogCache } from "../dashboard/catalogCache.js";
+import { catalogFetcher } from "./dashboardCatalogs.js";
 import { startDashboard } from "../dashboard/server.js";
+import { secretsEqual } from "../dashboard/guard.js";
 import { hasErrors } from "../engine/model/diagnostics.js";
-import { capabilityNames, connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
+import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { CONFIG_DIR_HELP, POLICY_FLAG_HELP, policyLocation, printDiagnostics } from "./contextOptions.js";
 import { errorText, printError } from "./errorReport.js";
-import { seenTools } from "./seenTools.js";
 
 /**
  * `toolgate dashboard`: the verdict matrix and the audit logs of a configuration directory in a browser
@@ -123,26 +124,13 @@ async function dashboard(flags: DashboardFlags): Promise<number | null> {
     return EXIT_BAD_INPUT;
   }
   const log = (line: string): void => void process.stderr.write(`toolgate: ${line}\n`);
-  const fetchCatalog: FetchCatalog = async (server, baseDir) => {
-    // As `toolgate info` does: the schema texts are recorded, so exact pins judge what the gate judges.
-    const upstream = await connectUpstream(server, {
-      baseDir,
-      timeoutMs: flags.timeout,
-      recordToolsListText: true,
-    });
-    try {
-      const { names, seen } = await seenTools(upstream, server.name, log);
-      return { capabilities: capabilityNames(upstream.capabilities), names, seen };
-    } finally {
-      await upstream.close();
-    }
-  };
+  const fetchCatalog = catalogFetcher(flags.timeout, log);
   let running;
   try {
     running = await startDashboard({
       host: flags.host,
       port: flags.port,
-      token,
+      signIn: (presented) => (secretsEqual(presented, token) ? "operator" : null),
       dir,
       auditLogs: flags.auditLog,
       locatePolicy: (config) => policyLocation(config, flags.policy),

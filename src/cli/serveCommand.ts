@@ -24,6 +24,7 @@ import { printable } from "../engine/text/printable.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { describeError } from "./errorReport.js";
 import { openState } from "./serveState.js";
+import { serveDashboard, type ServeDashboard } from "./serveDashboard.js";
 import { oauthEndpoint, type OAuthPrincipal } from "./serveOAuth.js";
 import { UpstreamPool } from "../serve/upstreamPool.js";
 import { MemoryState } from "../state/memoryState.js";
@@ -38,6 +39,7 @@ interface ServeFlags extends ContextFlags {
   oauthIssuer: string[];
   oauthAudience?: string;
   oauthScope: string[];
+  dashboard?: boolean;
   host: string;
   mode: ServeMode;
   token?: string;
@@ -169,6 +171,10 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--oauth-scope <scope>", "a scope every access token must carry (repeatable)", collect, [])
     .option(
+      "--dashboard",
+      "serve the web dashboard at /ui/ (sign in with a static token): verdict matrix, live decisions, audit, and approvals for clients that cannot ask their person",
+    )
+    .option(
       "--announce <url>",
       "with --state redis://…: this replica's URL as the other replicas reach it (default: http://HOST:PORT it listens on)",
     )
@@ -230,6 +236,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     [flags.allowedHost.length > 0, "--allowed-host"],
     [flags.maxSessionsPerToken !== undefined, "--max-sessions-per-token"],
     [flags.oauthIssuer.length > 0, "--oauth-issuer"],
+    [flags.dashboard === true, "--dashboard"],
   ];
   for (const [given, flag] of httpOnly) if (given && !http) return fail(`${flag} applies to --http only`);
   if (flags.token !== undefined && flags.tokens !== undefined)
@@ -340,6 +347,20 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   }
   // Decision spans when OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) is set; nothing loaded otherwise.
   audit = await withTelemetry(audit, { log });
+  const ui =
+    flags.dashboard === true
+      ? serveDashboard({
+          audit,
+          auditLog: flags.auditLog,
+          dir: loaded.dir,
+          policyFlag: flags.policy,
+          tokens: clients.flatMap((c) =>
+            c.digest === undefined ? [] : [{ digest: c.digest, label: c.client }],
+          ),
+          log,
+        })
+      : null;
+  if (ui !== null) audit = ui.audit;
 
   const states = requestStateCodec(process.env);
   if ("why" in states) return fail(states.why);
@@ -382,6 +403,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
       // one connection to each server (unless mcp.json's "share" says otherwise).
       counter: { count: (isToolCall) => state.count(principalOf(c), isToolCall) },
       upstreams: { pool: upstreams, principal: principalOf(c) },
+      ...(ui === null ? {} : { desk: ui.desk }),
       ...(principal === undefined ? {} : { principal, persistent: true }),
       log,
     });
@@ -391,7 +413,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     log("dry run: every call and list is decided and recorded, and forwarded anyway");
   started();
   if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log);
-  return serveHttp(flags, clients, oauthPrincipals, newSession, audit, log, state);
+  return serveHttp(flags, clients, oauthPrincipals, newSession, audit, log, state, ui);
 }
 
 async function serveStdio(
@@ -421,6 +443,7 @@ async function serveHttp(
   audit: AuditSink | null,
   log: (line: string) => void,
   state: SharedState,
+  ui: ServeDashboard | null,
 ): Promise<number | null> {
   if (flags.announce !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(flags.announce)) {
     return fail(
@@ -463,6 +486,7 @@ async function serveHttp(
           identity.digest.toString("hex"),
         ),
       ...(directory === undefined ? {} : { directory }),
+      ...(ui === null ? {} : { ui: ui.ui }),
       ...(flags.oauthIssuer.length === 0
         ? {}
         : {
@@ -502,6 +526,8 @@ async function serveHttp(
     log(`OAuth: access tokens of ${flags.oauthIssuer.join(", ")} for ${flags.oauthAudience ?? publicUrl}`);
   }
   log(`serving MCP (${flags.mode} mode) on ${server.url}`);
+  if (ui !== null)
+    log(`dashboard on ${new URL(server.url).origin}/ui/ (sign in with a token of this gateway)`);
   if (!["127.0.0.1", "::1", "localhost"].includes(flags.host)) {
     log(
       `${flags.host} is not a loopback address: anyone who can reach it and holds a token can use this gateway; ` +

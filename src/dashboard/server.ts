@@ -25,6 +25,10 @@ import {
   type SessionLimits,
 } from "./sessions.js";
 import { STYLESHEET } from "./styles.js";
+import type { LiveFeed } from "../audit/liveFeed.js";
+import type { ApprovalDesk } from "../session/approvalDesk.js";
+import { LIVE_SCRIPT, liveBody, liveEvents } from "./livePage.js";
+import { answerApproval, approvalsBody } from "./approvalsPage.js";
 import type { ContextSelection } from "../engine/model/configDir.js";
 
 /**
@@ -34,18 +38,26 @@ import type { ContextSelection } from "../engine/model/configDir.js";
  * only POSTs change anything (sign in, sign out, drop the cached catalogs).
  */
 
-export interface DashboardOptions {
+export interface DashboardOptions extends DashboardPages {
   host: string;
   /** 0: any free port. */
   port: number;
-  /** The one secret a person signs in with (at least 16 characters, checked by the command). */
-  token: string;
+}
+
+/** What the pages show and who may see them; `serve --http --dashboard` mounts the same pages. */
+export interface DashboardPages {
+  /** Who a sign-in token belongs to (a name), or `null` for a wrong one; compared in constant time. */
+  signIn: (token: string) => string | null;
   dir: string;
   auditLogs: readonly string[];
   locatePolicy: LocatePolicy;
   catalogs: CatalogCache;
   log: (line: string) => void;
   sessionLimits?: SessionLimits;
+  /** serve: decisions as they happen (the live view). */
+  live?: LiveFeed;
+  /** serve: calls waiting for a person's approval (the approvals view). */
+  desk?: ApprovalDesk;
 }
 
 export interface RunningDashboard {
@@ -58,9 +70,15 @@ const SESSION_COOKIE = "tg_dashboard";
 const LOGIN_COOKIE = "tg_login";
 const MAX_FORM_BYTES = 8192;
 
-export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
+/**
+ * The pages' request handler. `hosts`: the Host names accepted (the standalone dashboard's; `null` when the
+ * server mounting the pages has checked Host and Origin already, as serve does).
+ */
+export function dashboardHandler(
+  options: DashboardPages,
+  hosts: () => ReadonlySet<string> | null,
+): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const sessions = new SessionStore(options.sessionLimits ?? DEFAULT_SESSION_LIMITS);
-  let hosts = new Set<string>();
 
   const forbidden = (res: ServerResponse, why: string): void => {
     options.log(`refused a request: ${why}`);
@@ -94,11 +112,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     if (nonce === undefined || nonce === "" || presented === null || !secretsEqual(presented, nonce)) {
       return forbidden(res, "the sign-in form's CSRF token is missing or stale: reload the sign-in page");
     }
-    if (!secretsEqual(form.get("token") ?? "", options.token)) {
+    const who = options.signIn(form.get("token") ?? "");
+    if (who === null) {
       options.log("E_DASHBOARD_AUTH: a sign-in with a wrong token");
       return signIn(res, 401, "That is not the dashboard's token.", cookies);
     }
-    const { id } = sessions.create();
+    const { id } = sessions.create(who);
     redirect(res, "/ui/", { "Set-Cookie": [cookie(SESSION_COOKIE, id), clearCookie(LOGIN_COOKIE)] });
   };
 
@@ -139,8 +158,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     send(res, 200, page("Audit", "audit", csrf, body));
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!hostAccepted(req.headers.host, hosts)) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const accepted = hosts();
+    if (accepted !== null && !hostAccepted(req.headers.host, accepted)) {
       return forbidden(res, "the Host header does not name this dashboard (DNS rebinding?)");
     }
     const url = new URL(req.url ?? "/", "http://dashboard.invalid");
@@ -154,9 +174,18 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     if (path === "/ui/static/dashboard.css") {
       return send(res, 200, STYLESHEET, { "Cache-Control": "max-age=300" }, "text/css; charset=utf-8");
     }
+    if (path === "/ui/static/live.js") {
+      return send(
+        res,
+        200,
+        LIVE_SCRIPT,
+        { "Cache-Control": "max-age=300" },
+        "text/javascript; charset=utf-8",
+      );
+    }
     if (path === "/" || path === "/ui") return redirect(res, "/ui/");
     if (!path.startsWith("/ui/")) return send(res, 404, problemPage("Not found", null, "no such page"));
-    if (method === "POST" && !sameOriginPost(req.headers, hosts)) {
+    if (method === "POST" && !sameOriginPost(req.headers, accepted ?? new Set([req.headers.host ?? ""]))) {
       return forbidden(res, "a POST from another origin (or with neither Origin nor Referer)");
     }
     const cookies = parseCookies(req.headers.cookie);
@@ -187,14 +216,38 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
           `/ui/${queryString(selectionPairs(pickContext(form, directoryNames(options.dir)).selection))}`,
         );
       }
+      if (path === "/ui/approvals/answer") {
+        const answered = answerApproval(options.desk, form, session.who);
+        if (answered !== null) return forbidden(res, answered);
+        return redirect(res, "/ui/approvals");
+      }
       return send(res, 405, problemPage("Not allowed", null, "this page takes no POST"), {
         Allow: "GET, HEAD",
       });
     }
     if (path === "/ui/") return matrixPage(res, url, session.csrf);
     if (path === "/ui/audit") return auditPage(res, url, session.csrf);
+    if (path === "/ui/live")
+      return send(
+        res,
+        200,
+        page("Live decisions", "live", session.csrf, liveBody(options.live, url.searchParams)),
+      );
+    if (path === "/ui/live/events") return liveEvents(options.live, url.searchParams, req, res);
+    if (path === "/ui/approvals") {
+      return send(
+        res,
+        200,
+        page("Approvals", "approvals", session.csrf, approvalsBody(options.desk, session.csrf)),
+      );
+    }
     return send(res, 404, problemPage("Not found", null, "no such page"));
   };
+}
+
+export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
+  let hosts = new Set<string>();
+  const handle = dashboardHandler(options, () => hosts);
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {

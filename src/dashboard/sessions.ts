@@ -10,6 +10,8 @@ import { secretsEqual } from "./guard.js";
 export interface DashboardSession {
   /** Sent in a hidden field of every form; a POST without it is refused. */
   csrf: string;
+  /** Who signed in (serve: the name of the token they signed in with); recorded with each approval. */
+  who: string;
   created: number;
   lastSeen: number;
 }
@@ -49,7 +51,7 @@ export class SessionStore {
   ) {}
 
   /** A new session: its id (for the cookie) and its state. */
-  create(): { id: string; session: DashboardSession } {
+  create(who = "operator"): { id: string; session: DashboardSession } {
     this.sweep();
     while (this.sessions.size >= this.limits.max) {
       // Map order is insertion order and every use re-inserts: the first entry is the least recently used.
@@ -57,7 +59,7 @@ export class SessionStore {
     }
     const id = randomToken();
     const t = this.now();
-    const session = { csrf: randomToken(), created: t, lastSeen: t };
+    const session = { csrf: randomToken(), who, created: t, lastSeen: t };
     this.sessions.set(key(id), session);
     return { id, session };
   }

@@ -56,4 +56,11 @@ tr.untrusted td { background: var(--warn-bg); }
 .login { max-width: 24rem; margin: 12vh auto; background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1.5rem; }
 .login label { display: flex; flex-direction: column; gap: .3rem; margin: 1rem 0; }
 .login input { width: 100%; }
+.counts { display: flex; gap: .25rem; margin: .75rem 0; min-height: 1.6rem; }
+.bar { padding: .2rem .4rem; color: #fff; border-radius: 3px; min-width: 5rem; white-space: nowrap; }
+.bar-allow { background: #2e7d32; } .bar-deny { background: #c62828; } .bar-hidden { background: #6d6d6d; }
+tr.verdict-deny td, tr.verdict-would-deny td { background: var(--warn-bg); }
+section.approval { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .75rem 1rem; margin: 1rem 0; }
+section.approval pre { white-space: pre-wrap; }
+section.approval button { margin-right: .5rem; }
 `;

@@ -1,7 +1,7 @@
 import type { JsonObject } from "../engine/rpc/jsonRpc.js";
 import { readApprovalAnswer, type ApprovalOutcome } from "../session/approvalQuestion.js";
 import { clientElicitsForms } from "../session/clientCapabilities.js";
-import type { ApprovalDesk } from "./approvalDesk.js";
+import type { ApprovalDesk } from "../session/approvalDesk.js";
 import type { RequestScope } from "./clientLink.js";
 import { messageOf } from "./forwardRequest.js";
 import { isTimeout } from "./relay.js";

@@ -31,7 +31,7 @@ import type { SessionContext } from "./sessionContext.js";
 import type { ServeMode } from "./serveMode.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
 import { shareKey, UpstreamPool, type LinkMember } from "./upstreamPool.js";
-import type { ApprovalDesk } from "./approvalDesk.js";
+import type { ApprovalDesk } from "../session/approvalDesk.js";
 import { ApprovalAsker } from "./approvalAsker.js";
 import { ResourceRouter } from "./resourceRouter.js";
 

@@ -88,6 +88,8 @@ export interface HttpServeOptions<T extends HttpClientIdentity> {
    * to it (replicaForward.ts). Absent: one gateway, sessions are local.
    */
   directory?: SessionDirectory;
+  /** The dashboard's pages at /ui/ (serve --dashboard): their own sign-in; Host and Origin checked here first. */
+  ui?: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   /** OAuth 2.1 access tokens beside the static ones (resource server; see auth/resourceServer.ts). */
   oauth?: OAuthEndpoint<T>;
   /** A request refused before any session (bad or missing credentials), for the audit log; never the token. */
@@ -145,6 +147,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       return;
     }
     const path = (req.url ?? "").split("?")[0] ?? "";
+    if (options.ui !== undefined && (path === "/ui" || path.startsWith("/ui/"))) return options.ui(req, res);
     const oauth = options.oauth;
     if (oauth !== undefined && oauth.metadataPaths().includes(path)) {
       const body = JSON.stringify(oauth.metadata());

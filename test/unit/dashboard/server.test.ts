@@ -99,7 +99,7 @@ beforeAll(async () => {
   dashboard = await startDashboard({
     host: "127.0.0.1",
     port: 0,
-    token: TOKEN,
+    signIn: (presented) => (presented === TOKEN ? "operator" : null),
     dir,
     auditLogs: [join(dir, "missing.jsonl")],
     locatePolicy: () => null,

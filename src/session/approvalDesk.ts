@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { ApprovalOutcome } from "../session/approvalQuestion.js";
+import type { ApprovalOutcome } from "./approvalQuestion.js";
 
 /**
  * Approvals out of band: a call under `approval_required` from a client that cannot ask its person
