@@ -27,6 +27,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { cpuMs } from "./processCpu.js";
+import { nginxConf } from "./nginxConf.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const cli = join(root, "dist/cli.js");
@@ -171,36 +172,7 @@ async function startRedis(dir: string): Promise<{ url: string; s: Started }> {
 async function startNginx(name: string, dir: string, port: number, upstreams: string[]): Promise<Started> {
   mkdirSync(dir);
   const conf = join(dir, "nginx.conf");
-  writeFileSync(
-    conf,
-    `worker_processes 1;
-daemon off;
-pid ${join(dir, "nginx.pid")};
-error_log ${join(dir, "error.log")} warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  upstream toolgate {
-    ${upstreams.map((u) => `server ${u} max_fails=0;`).join("\n    ")}
-    keepalive 16;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://toolgate;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
-      proxy_buffering off;
-      proxy_read_timeout 300s;
-      proxy_next_upstream off;
-    }
-  }
-}
-`,
-  );
+  writeFileSync(conf, nginxConf(dir, port, upstreams));
   const proc = spawn("nginx", ["-p", dir, "-e", join(dir, "error.log"), "-c", conf], {
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -2,6 +2,7 @@ import { isAbsolute, join } from "node:path";
 import { Option, type Command } from "commander";
 import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
 import { formatDiagnostic, type Diagnostic } from "../engine/model/diagnostics.js";
+import { collect } from "./optionParsers.js";
 
 /**
  * The flags that choose a configuration directory and what is active in it, shared by `info`, `list`,
@@ -15,10 +16,6 @@ export interface ContextFlags {
   skill: string[];
   node?: string;
   policy?: string;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
 }
 
 export const CONFIG_DIR_HELP =

@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
 import { MIN_TOKEN_LENGTH } from "../config/tokensFile.js";
 import { CatalogCache } from "../dashboard/catalogCache.js";
@@ -10,6 +10,7 @@ import { hasErrors } from "../engine/model/diagnostics.js";
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { CONFIG_DIR_HELP, POLICY_FLAG_HELP, policyLocation, printDiagnostics } from "./contextOptions.js";
 import { errorText, printError } from "./errorReport.js";
+import { collect, integer } from "./optionParsers.js";
 
 /**
  * `toolgate dashboard`: the verdict matrix and the audit logs of a configuration directory in a browser
@@ -33,20 +34,6 @@ const EXIT_BAD_INPUT = 2;
 const DEFAULT_PORT = 4747;
 const LOOPBACK = ["127.0.0.1", "::1", "localhost"];
 const WILDCARD = ["0.0.0.0", "::", "[::]"];
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function integer(min: number, what: string): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < min) {
-      throw new InvalidArgumentError(`expected ${what}`);
-    }
-    return n;
-  };
-}
 
 export function registerDashboardCommand(program: Command): void {
   program

@@ -30,6 +30,7 @@ import { UpstreamPool } from "../serve/upstreamPool.js";
 import { MemoryState } from "../state/memoryState.js";
 import type { SharedState } from "../state/sharedState.js";
 import type { SessionDirectory } from "../transports/replicaForward.js";
+import { collect, integer } from "./optionParsers.js";
 
 interface ServeFlags extends ContextFlags {
   stdio?: boolean;
@@ -62,20 +63,6 @@ interface ServeFlags extends ContextFlags {
 const EXIT_BAD_INPUT = 2;
 /** A forwarded request may take this long (reset by each progress notification) unless the client cancels. */
 const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function integer(min: number, what: string): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < min) {
-      throw new InvalidArgumentError(`expected ${what}`);
-    }
-    return n;
-  };
-}
 
 function modeOption(value: string): ServeMode {
   if (value !== "direct" && value !== "meta") throw new InvalidArgumentError("expected direct or meta");

@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { tempDir } from "./helpers.js";
+import { nginxConf } from "../../bench/nginxConf.js";
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -90,38 +91,7 @@ export async function startNginx(
   const port = options.port ?? (await freePort());
   const dir = tempDir("tg-nginx-");
   const conf = join(dir, "nginx.conf");
-  writeFileSync(
-    conf,
-    `worker_processes 1;
-daemon off;
-pid ${join(dir, "nginx.pid")};
-error_log ${join(dir, "error.log")} warn;
-events { worker_connections 256; }
-http {
-  access_log ${join(dir, "access.log")};
-  client_body_temp_path ${dir}/body; proxy_temp_path ${dir}/proxy; fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi; scgi_temp_path ${dir}/scgi;
-  ${options.sticky === true ? 'map $http_mcp_session_id $affinity { default $http_mcp_session_id; "" $request_id; }' : ""}
-  upstream toolgate {
-    ${options.sticky === true ? "hash $affinity consistent;" : ""}
-    ${upstreams.map((u) => `server ${u} max_fails=0;`).join("\n    ")}
-    keepalive 16;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://toolgate;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
-      proxy_buffering off;
-      proxy_read_timeout 300s;
-      proxy_next_upstream off;
-    }
-  }
-}
-`,
-  );
+  writeFileSync(conf, nginxConf(dir, port, upstreams, { sticky: options.sticky === true, accessLog: true }));
   const proc = spawn("nginx", ["-p", dir, "-c", conf], { stdio: "ignore" });
   await waitFor(
     () =>
