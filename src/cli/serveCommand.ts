@@ -4,7 +4,7 @@ import { JsonlFileSink } from "../audit/jsonlFileSink.js";
 import { closeAuditSink, type AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
 import { loadConfigDir, sortDiagnostics } from "../config/configDir.js";
-import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
+
 import { formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
 import { connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
@@ -16,51 +16,22 @@ import { buildSessionContext } from "../serve/sessionContext.js";
 import { loadTokensFile, MIN_TOKEN_LENGTH, tokenDigest } from "../config/tokensFile.js";
 import { DEFAULT_BACKOFF } from "../upstream/upstreamLink.js";
 import { SecretScrubber } from "../upstream/serverSecrets.js";
-import { DEFAULT_MAX_BODY_BYTES, startHttpServer } from "../transports/httpServer.js";
+import { DEFAULT_MAX_BODY_BYTES } from "../transports/httpServer.js";
 import { StrictStdioServerTransport } from "../transports/stdioServerTransport.js";
-import { addContextOptions, hasSelectionFlags, type ContextFlags } from "./contextOptions.js";
+import { addContextOptions, hasSelectionFlags } from "./contextOptions.js";
 import { loadContext } from "./contextLoader.js";
 import { printable } from "../engine/text/printable.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { describeError } from "./errorReport.js";
 import { openState } from "./serveState.js";
-import { serveDashboard, type ServeDashboard } from "./serveDashboard.js";
-import { oauthEndpoint, type OAuthPrincipal } from "./serveOAuth.js";
+import { serveDashboard } from "./serveDashboard.js";
+import { type OAuthPrincipal } from "./serveOAuth.js";
 import { UpstreamPool } from "../serve/upstreamPool.js";
-import { MemoryState } from "../state/memoryState.js";
-import type { SharedState } from "../state/sharedState.js";
-import type { SessionDirectory } from "../transports/replicaForward.js";
+
 import { collect, integer } from "./optionParsers.js";
+import { EXIT_BAD_INPUT, fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
+import { serveHttp } from "./serveHttpListener.js";
 
-interface ServeFlags extends ContextFlags {
-  stdio?: boolean;
-  http?: number;
-  state?: string;
-  announce?: string;
-  oauthIssuer: string[];
-  oauthAudience?: string;
-  oauthScope: string[];
-  dashboard?: boolean;
-  host: string;
-  mode: ServeMode;
-  token?: string;
-  tokens?: string;
-  allowedOrigin: string[];
-  allowedHost: string[];
-  maxBodyBytes: number;
-  maxSessions: number;
-  maxSessionsPerToken?: number;
-  sessionIdleTimeout: number;
-  auditLog?: string;
-  requestTimeout: number;
-  approvalTimeout: number;
-  dryRun?: boolean;
-  verbose?: boolean;
-  maxFrameBytes: number;
-  approvalKey: string[];
-}
-
-const EXIT_BAD_INPUT = 2;
 /** A forwarded request may take this long (reset by each progress notification) unless the client cancels. */
 const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
 
@@ -194,18 +165,6 @@ export function registerServeCommand(program: Command): void {
       if (record !== null && status === 2) await tellHost(record.firstError() ?? "toolgate could not start");
       if (status !== null) process.exit(status);
     });
-}
-
-function fail(message: string): number {
-  process.stderr.write(`toolgate: ${message}\n`);
-  return EXIT_BAD_INPUT;
-}
-
-interface ClientContext {
-  client: string;
-  selection: ContextSelection;
-  config: ConfigDir;
-  digest?: Buffer;
 }
 
 /** Resolves to an exit status, or null while serving HTTP (the process then runs until a signal). */
@@ -420,114 +379,4 @@ async function serveStdio(
   await closed;
   await closeAuditSink(audit);
   return 0;
-}
-
-async function serveHttp(
-  flags: ServeFlags,
-  clients: ClientContext[],
-  oauthPrincipals: OAuthPrincipal<ClientContext>[],
-  newSession: (c: ClientContext, id: string, principal?: string) => GatewaySession,
-  audit: AuditSink | null,
-  log: (line: string) => void,
-  state: SharedState,
-  ui: ServeDashboard | null,
-): Promise<number | null> {
-  if (flags.announce !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(flags.announce)) {
-    return fail(
-      `--announce must be this replica's base URL, such as http://10.0.0.5:8931, not '${flags.announce}'`,
-    );
-  }
-  // Replicas find each other's 2025-era sessions through the shared state; one process needs no directory.
-  let self = flags.announce?.replace(/\/$/, "") ?? "";
-  const directory: SessionDirectory | undefined =
-    state instanceof MemoryState
-      ? undefined
-      : {
-          get self() {
-            return self;
-          },
-          own: (id, owner, ttlMs) => state.own(id, owner, ttlMs),
-          ownerOf: (id) => state.ownerOf(id),
-          disown: (id) => state.disown(id),
-        };
-  let publicUrl = "";
-  const identities = clients.map((c) => ({ digest: c.digest!, label: c.client, context: c }));
-  let server;
-  try {
-    server = await startHttpServer({
-      host: flags.host,
-      port: flags.http!,
-      tokens: identities,
-      allowedOrigins: flags.allowedOrigin,
-      allowedHosts: flags.allowedHost,
-      maxBodyBytes: flags.maxBodyBytes,
-      maxSessions: flags.maxSessions,
-      ...(flags.maxSessionsPerToken === undefined ? {} : { maxSessionsPerToken: flags.maxSessionsPerToken }),
-      idleTimeoutMs: flags.sessionIdleTimeout * 1000,
-      createSession: (identity, sessionId) => newSession(identity.context, sessionId),
-      // The token (its digest) is the principal of every request of the modern era.
-      createPrincipal: (identity) =>
-        newSession(
-          identity.context,
-          `modern-${identity.digest.toString("hex").slice(0, 16)}`,
-          identity.digest.toString("hex"),
-        ),
-      ...(directory === undefined ? {} : { directory }),
-      ...(ui === null ? {} : { ui: ui.ui }),
-      ...(flags.oauthIssuer.length === 0
-        ? {}
-        : {
-            oauth: oauthEndpoint(
-              {
-                issuers: flags.oauthIssuer,
-                audience: () => flags.oauthAudience ?? publicUrl,
-                scopes: flags.oauthScope,
-              },
-              oauthPrincipals,
-            ),
-          }),
-      onAuthRefused: (refusal) =>
-        audit?.write({
-          event: "request",
-          time: new Date().toISOString(),
-          session: "-",
-          policy_digest: null,
-          request_id: null,
-          client: "(not authenticated)",
-          method: refusal.method,
-          decision: "deny",
-          code: refusal.code,
-          rule: null,
-          reason: refusal.reason,
-        }),
-      log,
-    });
-  } catch (error) {
-    return fail(
-      `cannot listen on ${flags.host}:${flags.http}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
-  if (self === "") self = new URL(server.url).origin;
-  publicUrl = server.url;
-  if (flags.oauthIssuer.length > 0) {
-    log(`OAuth: access tokens of ${flags.oauthIssuer.join(", ")} for ${flags.oauthAudience ?? publicUrl}`);
-  }
-  log(`serving MCP (${flags.mode} mode) on ${server.url}`);
-  if (ui !== null)
-    log(`dashboard on ${new URL(server.url).origin}/ui/ (sign in with a token of this gateway)`);
-  if (!["127.0.0.1", "::1", "localhost"].includes(flags.host)) {
-    log(
-      `${flags.host} is not a loopback address: anyone who can reach it and holds a token can use this gateway; ` +
-        `clients must send a Host header naming ${flags.host} or an --allowed-host`,
-    );
-  }
-  const stop = (): void => {
-    void server
-      .close()
-      .then(() => closeAuditSink(audit))
-      .then(() => state.close())
-      .then(() => process.exit(0));
-  };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
-  return null;
 }

@@ -1,0 +1,47 @@
+import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
+import type { ServeMode } from "../serve/serveMode.js";
+import type { ContextFlags } from "./contextOptions.js";
+
+/** `toolgate serve`'s flags as commander parses them (shared by its stdio and HTTP halves). */
+export interface ServeFlags extends ContextFlags {
+  stdio?: boolean;
+  http?: number;
+  state?: string;
+  announce?: string;
+  oauthIssuer: string[];
+  oauthAudience?: string;
+  oauthScope: string[];
+  dashboard?: boolean;
+  host: string;
+  mode: ServeMode;
+  token?: string;
+  tokens?: string;
+  allowedOrigin: string[];
+  allowedHost: string[];
+  maxBodyBytes: number;
+  maxSessions: number;
+  maxSessionsPerToken?: number;
+  sessionIdleTimeout: number;
+  auditLog?: string;
+  requestTimeout: number;
+  approvalTimeout: number;
+  dryRun?: boolean;
+  verbose?: boolean;
+  maxFrameBytes: number;
+  approvalKey: string[];
+}
+
+export const EXIT_BAD_INPUT = 2;
+
+/** One client's context: the stdio client, or a token of the HTTP gateway. */
+export function fail(message: string): number {
+  process.stderr.write(`toolgate: ${message}\n`);
+  return EXIT_BAD_INPUT;
+}
+
+export interface ClientContext {
+  client: string;
+  selection: ContextSelection;
+  config: ConfigDir;
+  digest?: Buffer;
+}

@@ -1,0 +1,124 @@
+import type { AuditSink } from "../audit/sink.js";
+import { closeAuditSink } from "../audit/sink.js";
+import type { GatewaySession } from "../serve/gatewaySession.js";
+import { MemoryState } from "../state/memoryState.js";
+import type { SharedState } from "../state/sharedState.js";
+import { startHttpServer } from "../transports/httpServer.js";
+import type { SessionDirectory } from "../transports/replicaForward.js";
+import { fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
+import type { ServeDashboard } from "./serveDashboard.js";
+import { oauthEndpoint, type OAuthPrincipal } from "./serveOAuth.js";
+
+/**
+ * `serve --http`: the listener with its tokens, OAuth, replica directory and dashboard; runs until a signal
+ * (resolves null), or the exit status when it cannot listen.
+ */
+export async function serveHttp(
+  flags: ServeFlags,
+  clients: ClientContext[],
+  oauthPrincipals: OAuthPrincipal<ClientContext>[],
+  newSession: (c: ClientContext, id: string, principal?: string) => GatewaySession,
+  audit: AuditSink | null,
+  log: (line: string) => void,
+  state: SharedState,
+  ui: ServeDashboard | null,
+): Promise<number | null> {
+  if (flags.announce !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(flags.announce)) {
+    return fail(
+      `--announce must be this replica's base URL, such as http://10.0.0.5:8931, not '${flags.announce}'`,
+    );
+  }
+  // Replicas find each other's 2025-era sessions through the shared state; one process needs no directory.
+  let self = flags.announce?.replace(/\/$/, "") ?? "";
+  const directory: SessionDirectory | undefined =
+    state instanceof MemoryState
+      ? undefined
+      : {
+          get self() {
+            return self;
+          },
+          own: (id, owner, ttlMs) => state.own(id, owner, ttlMs),
+          ownerOf: (id) => state.ownerOf(id),
+          disown: (id) => state.disown(id),
+        };
+  let publicUrl = "";
+  const identities = clients.map((c) => ({ digest: c.digest!, label: c.client, context: c }));
+  let server;
+  try {
+    server = await startHttpServer({
+      host: flags.host,
+      port: flags.http!,
+      tokens: identities,
+      allowedOrigins: flags.allowedOrigin,
+      allowedHosts: flags.allowedHost,
+      maxBodyBytes: flags.maxBodyBytes,
+      maxSessions: flags.maxSessions,
+      ...(flags.maxSessionsPerToken === undefined ? {} : { maxSessionsPerToken: flags.maxSessionsPerToken }),
+      idleTimeoutMs: flags.sessionIdleTimeout * 1000,
+      createSession: (identity, sessionId) => newSession(identity.context, sessionId),
+      // The token (its digest) is the principal of every request of the modern era.
+      createPrincipal: (identity) =>
+        newSession(
+          identity.context,
+          `modern-${identity.digest.toString("hex").slice(0, 16)}`,
+          identity.digest.toString("hex"),
+        ),
+      ...(directory === undefined ? {} : { directory }),
+      ...(ui === null ? {} : { ui: ui.ui }),
+      ...(flags.oauthIssuer.length === 0
+        ? {}
+        : {
+            oauth: oauthEndpoint(
+              {
+                issuers: flags.oauthIssuer,
+                audience: () => flags.oauthAudience ?? publicUrl,
+                scopes: flags.oauthScope,
+              },
+              oauthPrincipals,
+            ),
+          }),
+      onAuthRefused: (refusal) =>
+        audit?.write({
+          event: "request",
+          time: new Date().toISOString(),
+          session: "-",
+          policy_digest: null,
+          request_id: null,
+          client: "(not authenticated)",
+          method: refusal.method,
+          decision: "deny",
+          code: refusal.code,
+          rule: null,
+          reason: refusal.reason,
+        }),
+      log,
+    });
+  } catch (error) {
+    return fail(
+      `cannot listen on ${flags.host}:${flags.http}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (self === "") self = new URL(server.url).origin;
+  publicUrl = server.url;
+  if (flags.oauthIssuer.length > 0) {
+    log(`OAuth: access tokens of ${flags.oauthIssuer.join(", ")} for ${flags.oauthAudience ?? publicUrl}`);
+  }
+  log(`serving MCP (${flags.mode} mode) on ${server.url}`);
+  if (ui !== null)
+    log(`dashboard on ${new URL(server.url).origin}/ui/ (sign in with a token of this gateway)`);
+  if (!["127.0.0.1", "::1", "localhost"].includes(flags.host)) {
+    log(
+      `${flags.host} is not a loopback address: anyone who can reach it and holds a token can use this gateway; ` +
+        `clients must send a Host header naming ${flags.host} or an --allowed-host`,
+    );
+  }
+  const stop = (): void => {
+    void server
+      .close()
+      .then(() => closeAuditSink(audit))
+      .then(() => state.close())
+      .then(() => process.exit(0));
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
+  return null;
+}
