@@ -11,7 +11,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcon
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as LegacyHttp } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { configDir, mcpJson } from "./configDirHelpers.js";
-import { CLI, FIXTURES, NODE, readAudit, tempDir } from "./helpers.js";
+import { CLI, EVERYTHING_SERVER, FIXTURES, NODE, readAudit, tempDir } from "./helpers.js";
 import { freePort, startNginx, startRedis, type Running } from "./replicaHelpers.js";
 import { rawHttp, serveHttp, textOf, until, type HttpServe } from "./serveHelpers.js";
 
@@ -27,7 +27,10 @@ const TOKENS = {
 
 const dir = tempDir("tg-replicas-");
 const config = configDir({
-  "mcp.json": mcpJson({ m: { command: NODE, args: [join(FIXTURES, "modernServer.mjs")] } }),
+  "mcp.json": mcpJson({
+    m: { command: NODE, args: [join(FIXTURES, "modernServer.mjs")] },
+    ev: { command: NODE, args: [EVERYTHING_SERVER] },
+  }),
   "config.yaml": "enabled_mcp_servers: all\n",
   "tokens.yaml": Object.entries(TOKENS)
     .map(([name, token]) => `- name: ${name}\n  token: ${token}\n`)
@@ -272,3 +275,31 @@ function legacyHeaders(token: string): Record<string, string> {
     "mcp-protocol-version": "2025-11-25",
   };
 }
+
+describe("a replica killed mid-call", () => {
+  it("the client gets a clean error, and the call is not run again on the other replica", async () => {
+    const client = await modern(nginx.url, TOKENS.legacy);
+    const call = client.callTool({
+      name: "ev__trigger-long-running-operation",
+      arguments: { duration: 4, steps: 4 },
+    });
+    const outcome = call.then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error: String(error) }),
+    );
+    // The replica that took it recorded the call before forwarding it.
+    const busy = await until(() =>
+      [0, 1].find((i) =>
+        readAudit(audits[i]!).some(
+          (e) => e.event === "tools/call" && e.tool === "trigger-long-running-operation",
+        ),
+      ),
+    );
+    replicas[busy]!.proc.kill("SIGKILL");
+    const ended = await outcome;
+    expect("error" in ended || ended.result.isError === true).toBe(true);
+    const other = readAudit(audits[1 - busy]!).filter((e) => e.tool === "trigger-long-running-operation");
+    expect(other).toEqual([]);
+    await client.close().catch(() => {});
+  }, 40_000);
+});
