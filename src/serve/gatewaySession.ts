@@ -32,7 +32,7 @@ import type { ServeMode } from "./serveMode.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
 import { shareKey, UpstreamPool, type LinkMember } from "./upstreamPool.js";
 import type { ApprovalDesk } from "../session/approvalDesk.js";
-import { ApprovalAsker } from "./approvalAsker.js";
+import { ApprovalChannel } from "./approvalChannel.js";
 import { ResourceRouter } from "./resourceRouter.js";
 
 export interface SessionOptions {
@@ -117,14 +117,14 @@ export class GatewaySession implements ClientHandler {
   private readonly pool: UpstreamPool;
   /** Each server's key in the pool. */
   private readonly shareKeys = new Map<string, string>();
-  private readonly asker: ApprovalAsker;
+  private readonly asker: ApprovalChannel;
   onclose: (() => void) | undefined;
 
   constructor(private readonly options: SessionOptions) {
     const { context } = options;
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     this.pool = options.upstreams?.pool ?? new UpstreamPool();
-    this.asker = new ApprovalAsker({
+    this.asker = new ApprovalChannel({
       timeoutMs: this.approvalTimeoutMs,
       client: options.context.client,
       session: options.sessionId,

@@ -7,11 +7,11 @@ import { messageOf } from "./forwardRequest.js";
 import { isTimeout } from "./relay.js";
 
 /**
- * Who asks the person behind a call under `approval_required`, for one gateway session: the client's own
+ * The channel to the person behind a call under `approval_required`, for one gateway session: the client's own
  * person through form-mode elicitation when the client can ask, else the dashboard's (out of band), else
  * nobody (the call is then refused with the reason).
  */
-export class ApprovalAsker {
+export class ApprovalChannel {
   constructor(
     private readonly options: { timeoutMs: number; client: string; session: string; desk?: ApprovalDesk },
   ) {}
