@@ -29,6 +29,11 @@ interface EventBase {
   server?: string | null;
   /** serve only: the client (the token's name over HTTP, `stdio` otherwise). */
   client?: string;
+  /**
+   * serve only: who the request was admitted as, which limits count for: the token's name, or for an OAuth
+   * access token its principal entry and subject, `ci (ci-pipeline)`.
+   */
+  principal?: string;
   /** serve's meta-tool mode only: the meta tool the client called. */
   via?: string;
 }

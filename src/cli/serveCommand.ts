@@ -348,6 +348,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
       // Limits count per principal (the token), across its sessions and the replicas; its sessions share
       // one connection to each server (unless mcp.json's "share" says otherwise).
       counter: { count: (isToolCall) => state.count(principalOf(c), isToolCall) },
+      ...(c.principal === undefined ? {} : { principalName: c.principal }),
       upstreams: { pool: upstreams, principal: principalOf(c) },
       ...(ui === null ? {} : { desk: ui.desk }),
       ...(principal === undefined ? {} : { principal, persistent: true }),

@@ -41,6 +41,8 @@ export function fail(message: string): number {
 
 export interface ClientContext {
   client: string;
+  /** Who it is admitted as, when more precise than `client` (an OAuth principal and subject). */
+  principal?: string;
   selection: ContextSelection;
   config: ConfigDir;
   digest?: Buffer;

@@ -30,7 +30,7 @@ export interface OAuthIdentity<C> {
  * first principal whose claims match. Each principal and subject is one identity (the same object each
  * time), so its sessions, limits and request states are its own.
  */
-export function oauthEndpoint<C extends { client: string }>(
+export function oauthEndpoint<C extends { client: string; principal?: string }>(
   settings: { issuers: readonly string[]; audience: () => string; scopes: readonly string[] },
   principals: readonly OAuthPrincipal<C>[],
 ): OAuthEndpoint<OAuthIdentity<C>> {
@@ -44,8 +44,11 @@ export function oauthEndpoint<C extends { client: string }>(
       found = {
         digest: createHash("sha256").update(`oauth\u0000${key}`).digest(),
         label: subject === "" ? entry.label : `${entry.label} (${subject})`,
-        // The audit log and the logs name the subject too: one principal entry can cover many.
-        context: { ...entry.context, client: subject === "" ? entry.label : `${entry.label} (${subject})` },
+        // One principal entry can cover many subjects: the audit log names both (client, principal).
+        context: {
+          ...entry.context,
+          principal: subject === "" ? entry.label : `${entry.label} (${subject})`,
+        },
       };
       identities.set(key, found);
     }

@@ -67,6 +67,8 @@ export interface SessionOptions {
   verbose?: boolean;
   /** Where requests are counted against the limits (serve: per principal, in the shared state). */
   counter?: RequestCounter;
+  /** Who the session's requests were admitted as (audit `principal`; default: the context's client). */
+  principalName?: string;
   /** Approvals out of band: a client that cannot ask its person waits for the dashboard's answer. */
   desk?: ApprovalDesk;
   /**
@@ -131,7 +133,11 @@ export class GatewaySession implements ClientHandler {
       ...(options.desk === undefined ? {} : { desk: options.desk }),
     });
     this.session = new ToolSession({
-      identity: { session: options.sessionId, client: context.client },
+      identity: {
+        session: options.sessionId,
+        client: context.client,
+        principal: options.principalName ?? context.client,
+      },
       audit: options.audit,
       limits: context.policy,
       dryRun: options.dryRun === true,

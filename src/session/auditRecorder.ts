@@ -22,6 +22,8 @@ export interface AuditIdentity {
    * the session fronts several servers, and then every event also names its `server` (`null`: none).
    */
   client?: string;
+  /** `principal` of every event of a session that names its client (serve). */
+  principal?: string;
 }
 
 export interface CallFacts {
@@ -140,6 +142,7 @@ export class AuditRecorder {
     if (this.identity.client === undefined) return event;
     event.server = server;
     event.client = this.identity.client;
+    if (this.identity.principal !== undefined) event.principal = this.identity.principal;
     if (via !== undefined) event.via = via;
     return event;
   }

@@ -114,7 +114,10 @@ describe("toolgate as an OAuth resource server", () => {
     );
     await client.close();
     const calls = readAudit(auditLog).filter((e) => e.event === "tools/call");
-    expect(calls.map((e) => e.client)).toEqual(["ci (ci)", "ci (ci)"]);
+    expect(calls.map((e) => [e.client, e.principal])).toEqual([
+      ["ci", "ci (ci)"],
+      ["ci", "ci (ci)"],
+    ]);
   });
 
   it("serves a user's token from the authorization code flow with PKCE", async () => {
@@ -127,8 +130,8 @@ describe("toolgate as an OAuth resource server", () => {
     expect(
       readAudit(auditLog)
         .filter((e) => e.event === "tools/call")
-        .at(-1)?.client,
-    ).toBe("people (alice)");
+        .at(-1),
+    ).toMatchObject({ client: "people", principal: "people (alice)" });
   });
 
   it("the MCP Inspector CLI lists the tools with an access token in its header", async () => {
