@@ -1,4 +1,5 @@
 import { createRemoteJWKSet, decodeJwt, errors, jwtVerify, type JWTPayload } from "jose";
+import { fetchIssuerMetadata } from "./issuerMetadata.js";
 
 /**
  * OAuth 2.1 access tokens as an MCP resource server checks them (the MCP authorization spec, RFC 9068,
@@ -86,23 +87,8 @@ export class AccessTokens {
   }
 
   private async discover(issuer: string): Promise<string> {
-    const base = issuer.replace(/\/$/, "");
-    const doFetch = this.options.fetch ?? fetch;
-    for (const path of ["/.well-known/openid-configuration", "/.well-known/oauth-authorization-server"]) {
-      const answer = await doFetch(base + path, {
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 5000),
-      }).catch(() => null);
-      if (answer === null || !answer.ok) continue;
-      const metadata = (await answer.json().catch(() => null)) as {
-        issuer?: unknown;
-        jwks_uri?: unknown;
-      } | null;
-      // RFC 8414 §3.3: the metadata must name the issuer it was fetched for.
-      if (metadata?.issuer === issuer && typeof metadata.jwks_uri === "string") return metadata.jwks_uri;
-    }
-    throw new Error(
-      `no metadata naming issuer ${issuer} with a jwks_uri at ${base}/.well-known/openid-configuration or …/oauth-authorization-server`,
-    );
+    return (await fetchIssuerMetadata(issuer, this.options.timeoutMs ?? 5000, this.options.fetch ?? fetch))
+      .jwks_uri;
   }
 }
 

@@ -137,6 +137,10 @@ export function registerServeCommand(program: Command): void {
       "with --state redis://…: this replica's URL as the other replicas reach it (default: http://HOST:PORT it listens on)",
     )
     .option(
+      "--dashboard-client-id <id>",
+      "with --dashboard and --oauth-issuer: the dashboard's public client at the identity provider, to sign in there (redirect URI: http://HOST:PORT/ui/oauth/callback)",
+    )
+    .option(
       "--state <url>",
       "where limits, spent approvals and session owners are kept: memory (default) or redis://HOST:PORT[/DB], shared by replicas (also state: in config.yaml)",
     )

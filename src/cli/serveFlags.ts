@@ -12,6 +12,7 @@ export interface ServeFlags extends ContextFlags {
   oauthAudience?: string;
   oauthScope: string[];
   dashboard?: boolean;
+  dashboardClientId?: string;
   host: string;
   mode: ServeMode;
   token?: string;

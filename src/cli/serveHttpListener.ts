@@ -42,6 +42,27 @@ export async function serveHttp(
           disown: (id) => state.disown(id),
         };
   let publicUrl = "";
+  const oauth =
+    flags.oauthIssuer.length === 0
+      ? undefined
+      : oauthEndpoint(
+          {
+            issuers: flags.oauthIssuer,
+            audience: () => flags.oauthAudience ?? publicUrl,
+            scopes: flags.oauthScope,
+          },
+          oauthPrincipals,
+        );
+  // The dashboard's people can sign in with the identity provider too (as its public client).
+  if (ui !== null && oauth !== undefined && flags.dashboardClientId !== undefined) {
+    ui.offerSignIn({
+      issuer: flags.oauthIssuer[0]!,
+      clientId: flags.dashboardClientId,
+      resource: () => flags.oauthAudience ?? publicUrl,
+      scopes: flags.oauthScope,
+      authenticate: (token) => oauth.authenticate(token),
+    });
+  }
   const identities = clients.map((c) => ({ digest: c.digest!, label: c.client, context: c }));
   let server;
   try {
@@ -65,18 +86,7 @@ export async function serveHttp(
         ),
       ...(directory === undefined ? {} : { directory }),
       ...(ui === null ? {} : { ui: ui.ui }),
-      ...(flags.oauthIssuer.length === 0
-        ? {}
-        : {
-            oauth: oauthEndpoint(
-              {
-                issuers: flags.oauthIssuer,
-                audience: () => flags.oauthAudience ?? publicUrl,
-                scopes: flags.oauthScope,
-              },
-              oauthPrincipals,
-            ),
-          }),
+      ...(oauth === undefined ? {} : { oauth }),
       onAuthRefused: (refusal) =>
         audit?.write({
           event: "request",

@@ -58,7 +58,7 @@ export function page(title: string, current: PageName, csrf: string, body: SafeH
  * the configuration or the logs. `nonce` is the double-submit value also set as a cookie (there is no
  * session yet to hold a CSRF token).
  */
-export function loginPage(nonce: string, message: string | null): string {
+export function loginPage(nonce: string, message: string | null, provider: string | null = null): string {
   return shell(
     "Sign in",
     markup`<main class="login">
@@ -74,6 +74,11 @@ export function loginPage(nonce: string, message: string | null): string {
         /></label>
         <button type="submit">Sign in</button>
       </form>
+      ${
+        provider !== null &&
+        // A link, not a form: the CSP's form-action 'self' would stop the redirect to the provider.
+        markup`<p><a class="button" href="/ui/oauth/start">Sign in with ${provider}</a></p>`
+      }
     </main>`,
   );
 }

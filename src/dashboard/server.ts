@@ -29,6 +29,7 @@ import type { LiveFeed } from "../audit/liveFeed.js";
 import type { ApprovalDesk } from "../session/approvalDesk.js";
 import { LIVE_SCRIPT, liveBody, liveEvents } from "./livePage.js";
 import { answerApproval, approvalsBody } from "./approvalsPage.js";
+import { oauthRoute, type OAuthSignIn } from "./oauthRoutes.js";
 import type { ContextSelection } from "../engine/model/configDir.js";
 
 /**
@@ -58,6 +59,8 @@ export interface DashboardPages {
   live?: LiveFeed;
   /** serve: calls waiting for a person's approval (the approvals view). */
   desk?: ApprovalDesk;
+  /** serve with OAuth: signing in with the identity provider, beside the token. */
+  oauthSignIn?: OAuthSignIn;
 }
 
 export interface RunningDashboard {
@@ -95,7 +98,7 @@ export function dashboardHandler(
     // The value already set is kept, so two open sign-in pages both work.
     const known = cookies.get(LOGIN_COOKIE);
     const nonce = known !== undefined && /^[A-Za-z0-9_-]{43}$/.test(known) ? known : randomToken();
-    send(res, status, loginPage(nonce, message), {
+    send(res, status, loginPage(nonce, message, options.oauthSignIn?.label ?? null), {
       "Set-Cookie": cookie(LOGIN_COOKIE, nonce, { maxAgeSeconds: 3600 }),
     });
   };
@@ -189,6 +192,8 @@ export function dashboardHandler(
       return forbidden(res, "a POST from another origin (or with neither Origin nor Referer)");
     }
     const cookies = parseCookies(req.headers.cookie);
+    const opened = (who: string): string => cookie(SESSION_COOKIE, sessions.create(who).id);
+    if (await oauthRoute(path, url, req, res, cookies, options.oauthSignIn, opened)) return;
     if (path === "/ui/login") {
       if (method === "POST") return login(req, res, cookies);
       if (sessions.get(cookies.get(SESSION_COOKIE)) !== null) return redirect(res, "/ui/");

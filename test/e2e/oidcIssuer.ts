@@ -28,7 +28,8 @@ export const CLIENTS: Record<string, string> = {
 
 const REDIRECT = "http://127.0.0.1:9/callback";
 
-export async function startIssuer(): Promise<Issuer> {
+/** `dashboardRedirect`: also register the dashboard's public client `dashboard`, sent back there. */
+export async function startIssuer(options: { dashboardRedirect?: string } = {}): Promise<Issuer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
@@ -54,6 +55,18 @@ export async function startIssuer(): Promise<Issuer> {
         redirect_uris: [REDIRECT],
         scope: "openid tools:call tools:read",
       },
+      ...(options.dashboardRedirect === undefined
+        ? []
+        : [
+            {
+              client_id: "dashboard",
+              token_endpoint_auth_method: "none",
+              grant_types: ["authorization_code"],
+              response_types: ["code"],
+              redirect_uris: [options.dashboardRedirect],
+              scope: "tools:call",
+            },
+          ]),
     ],
     scopes: ["openid", "tools:call", "tools:read"],
     pkce: { required: () => true },
