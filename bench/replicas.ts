@@ -27,7 +27,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { cpuMs } from "./processCpu.js";
-import { nginxConf } from "./nginxConf.js";
+import { nginxConf, redisArgs } from "./realServices.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const cli = join(root, "dist/cli.js");
@@ -140,26 +140,7 @@ function redisPing(port: number): Promise<boolean> {
 async function startRedis(dir: string): Promise<{ url: string; s: Started }> {
   const port = await freePort();
   mkdirSync(dir);
-  const proc = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(port),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--dir",
-      dir,
-      "--pidfile",
-      join(dir, "redis.pid"),
-      "--daemonize",
-      "no",
-    ],
-    { stdio: ["ignore", "ignore", "pipe"] },
-  );
+  const proc = spawn("redis-server", redisArgs(port, dir), { stdio: ["ignore", "ignore", "pipe"] });
   const s = track("redis", proc);
   await waitFor(() => redisPing(port), "redis-server", s);
   return { url: `redis://127.0.0.1:${port}`, s };

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { tempDir } from "./helpers.js";
-import { nginxConf } from "../../bench/nginxConf.js";
+import { nginxConf, redisArgs } from "../../bench/realServices.js";
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -56,26 +56,7 @@ function stopper(proc: ChildProcess): () => Promise<void> {
 export async function startRedis(port?: number): Promise<Running> {
   const p = port ?? (await freePort());
   const dir = tempDir("tg-redis-");
-  const proc = spawn(
-    "redis-server",
-    [
-      "--port",
-      String(p),
-      "--bind",
-      "127.0.0.1",
-      "--save",
-      "",
-      "--appendonly",
-      "no",
-      "--dir",
-      dir,
-      "--pidfile",
-      join(dir, "redis.pid"),
-      "--daemonize",
-      "no",
-    ],
-    { stdio: "ignore" },
-  );
+  const proc = spawn("redis-server", redisArgs(p, dir), { stdio: "ignore" });
   await waitFor(
     () => spawnSync("redis-cli", ["-p", String(p), "ping"], { encoding: "utf8" }).stdout.trim() === "PONG",
     "redis-server",

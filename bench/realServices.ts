@@ -1,4 +1,27 @@
 /**
+ * redis-server as the replicas' state, as the replica tests and the benchmark run it: in the foreground,
+ * on 127.0.0.1 only, nothing persisted, its files in `dir`.
+ */
+export function redisArgs(port: number, dir: string): string[] {
+  return [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--dir",
+    dir,
+    "--pidfile",
+    `${dir}/redis.pid`,
+    "--daemonize",
+    "no",
+  ];
+}
+
+/**
  * nginx as the replicas' load balancer, as the replica tests and the replica benchmark run it (and as
  * docs/deployment.md shows it): one worker in the foreground, its files in `dir`, plain round robin over
  * `upstreams` (host:port) with SSE streamed through and no second try of a request; `sticky` hashes on
