@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { loadPolicyText } from "../config/policyLoader.js";
 import { formatDiagnostic } from "../engine/model/diagnostics.js";
@@ -11,6 +11,7 @@ import {
   type ImportFormat,
   type ImportOutcome,
 } from "./policy/import/index.js";
+import { deliverPolicy, outputFree } from "./policy/policyOutput.js";
 
 interface ImportFlags {
   from: string;
@@ -51,16 +52,7 @@ function runImport(file: string, flags: ImportFlags): number {
     );
     return 2;
   }
-  if (flags.output !== undefined && existsSync(flags.output) && flags.force !== true) {
-    printError(
-      errorText(
-        "E_USAGE",
-        `'${flags.output}' exists; toolgate policy import keeps it`,
-        "choose another --output, or add --force to replace it",
-      ),
-    );
-    return 2;
-  }
+  if (!outputFree(flags.output, flags.force, "policy import")) return 2;
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -84,19 +76,7 @@ function runImport(file: string, flags: ImportFlags): number {
     for (const d of errors) process.stderr.write(`  ${formatDiagnostic(d)}\n`);
     return 2;
   }
-  if (flags.output === undefined) {
-    process.stdout.write(yaml);
-  } else {
-    try {
-      writeFileSync(flags.output, yaml);
-    } catch (error) {
-      printError(errorText("E_USAGE", `cannot write '${flags.output}': ${(error as Error).message}`));
-      return 2;
-    }
-    process.stderr.write(
-      `toolgate: wrote the imported policy to ${printable(flags.output)}; review it before you rely on it\n`,
-    );
-  }
+  if (!deliverPolicy(yaml, flags.output, "the imported policy")) return 2;
   process.stderr.write(reportText(file, result.outcome));
   return result.outcome.report.length === 0 ? 0 : 1;
 }

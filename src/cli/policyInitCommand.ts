@@ -1,9 +1,9 @@
-import { existsSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { CONFIG_DIR_HELP } from "./contextOptions.js";
-import { describeError, errorText, printError } from "./errorReport.js";
+import { describeError, printError } from "./errorReport.js";
 import { resolveTarget } from "./pin/liveTarget.js";
 import { starterPolicyFromServer } from "./policy/liveStarter.js";
+import { deliverPolicy, outputFree } from "./policy/policyOutput.js";
 
 interface InitFlags {
   configDir?: string;
@@ -38,16 +38,7 @@ export function registerPolicyInit(policy: Command): void {
 }
 
 async function init(command: string[], flags: InitFlags): Promise<number> {
-  if (flags.output !== undefined && existsSync(flags.output) && flags.force !== true) {
-    printError(
-      errorText(
-        "E_USAGE",
-        `'${flags.output}' exists; toolgate policy init keeps it`,
-        "choose another --output, or add --force to replace it",
-      ),
-    );
-    return 2;
-  }
+  if (!outputFree(flags.output, flags.force, "policy init")) return 2;
   const target = resolveTarget(command, flags, "policy init");
   if (target === null) return 2;
   let text: string;
@@ -57,18 +48,5 @@ async function init(command: string[], flags: InitFlags): Promise<number> {
     printError(describeError(error));
     return 1;
   }
-  if (flags.output === undefined) {
-    process.stdout.write(text);
-    return 0;
-  }
-  try {
-    writeFileSync(flags.output, text);
-  } catch (error) {
-    printError(errorText("E_USAGE", `cannot write '${flags.output}': ${(error as Error).message}`));
-    return 2;
-  }
-  process.stderr.write(
-    `toolgate: wrote a starter policy to ${flags.output}; review it before you rely on it\n`,
-  );
-  return 0;
+  return deliverPolicy(text, flags.output, "a starter policy") ? 0 : 2;
 }

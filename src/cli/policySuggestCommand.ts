@@ -1,11 +1,11 @@
-import { closeSync, existsSync, writeFileSync } from "node:fs";
+import { closeSync } from "node:fs";
 import type { Command } from "commander";
 import { decodeUtf8, fileLines, openAuditForReading, type FileLine } from "../audit/auditFile.js";
 import { verifyChain } from "../audit/verifyChain.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
 import { compilePolicy, type CompiledPolicy } from "../engine/policy/compile.js";
-import { printable } from "../engine/text/printable.js";
+
 import { printDiagnostics } from "./contextOptions.js";
 import { describeError, errorText, printError } from "./errorReport.js";
 import { callsOf, type LogRecord } from "./policy/suggest/calls.js";
@@ -14,6 +14,7 @@ import { suggestedPolicyYaml } from "./policy/suggest/policyYaml.js";
 import { suggestReport } from "./policy/suggest/report.js";
 import { chooseServer, suggestFrom } from "./policy/suggest/tally.js";
 import type { LogSource } from "./policy/suggest/text.js";
+import { deliverPolicy, outputFree } from "./policy/policyOutput.js";
 
 /** Exit statuses: a suggestion / the log's chain does not hold, or nothing was called / bad input. */
 const EXIT_OK = 0;
@@ -59,16 +60,7 @@ export function registerPolicySuggest(policy: Command): void {
 }
 
 function suggest(flags: SuggestFlags): number {
-  if (flags.output !== undefined && existsSync(flags.output) && flags.force !== true) {
-    printError(
-      errorText(
-        "E_USAGE",
-        `'${flags.output}' exists; toolgate policy suggest keeps it`,
-        "choose another --output, or add --force to replace it",
-      ),
-    );
-    return EXIT_BAD_INPUT;
-  }
+  if (!outputFree(flags.output, flags.force, "policy suggest")) return EXIT_BAD_INPUT;
   let current: { file: string; compiled: CompiledPolicy } | undefined;
   if (flags.policy !== undefined) {
     const { policy, diagnostics } = loadPolicyFile(flags.policy);
@@ -100,18 +92,7 @@ function suggest(flags: SuggestFlags): number {
       : { file: current.file, judgement: judgeNames(current.compiled, suggestion) };
   const text = suggestedPolicyYaml(suggestion, log.source);
   process.stderr.write(suggestReport(suggestion, log.source, judged));
-  if (flags.output === undefined) process.stdout.write(text);
-  else {
-    try {
-      writeFileSync(flags.output, text);
-    } catch (error) {
-      printError(errorText("E_USAGE", `cannot write '${flags.output}': ${(error as Error).message}`));
-      return EXIT_BAD_INPUT;
-    }
-    process.stderr.write(
-      `toolgate: wrote a suggested policy to ${printable(flags.output)}; review it before you rely on it\n`,
-    );
-  }
+  if (!deliverPolicy(text, flags.output, "a suggested policy")) return EXIT_BAD_INPUT;
   // An empty allowlist is a valid policy (it allows nothing), but almost never what a dry run was for.
   return suggestion.allow.length === 0 ? EXIT_REFUSED : EXIT_OK;
 }
