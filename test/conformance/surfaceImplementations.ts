@@ -150,26 +150,40 @@ const SERVE_DIRECT: Surface = {
     overStdio(clients, NODE, [CLI, "serve", "--stdio", ...serveFlags(o, shimmed, flags)]),
 };
 
-const SERVE_HTTP: Surface = {
-  ...direct("serve-http"),
-  launch: async (o, shimmed, flags, _dir, clients) => {
-    const cfgFlags = serveFlags(o, shimmed, flags);
-    const serve = await serveHttp(cfgFlags[1]!, ["--token", TOKEN, ...cfgFlags.slice(2)]);
-    const transport = new StreamableHTTPClientTransport(new URL(serve.url), {
-      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-    });
-    const client = clients.legacy();
-    await client.connect(transport).catch(async (error: unknown) => {
-      await serve.stop();
-      throw error;
-    });
-    const close = async () => {
-      await client.close().catch(() => {});
-      await serve.stop();
-    };
-    return { client, stderr: serve.stderr, close };
-  },
-};
+/** serve --http with a client of either SDK line over Streamable HTTP, with a bearer token. */
+function httpSurface(name: "serve-http" | "serve-http-2026", era: "legacy" | "modern"): Surface {
+  return {
+    ...direct(name),
+    launch: async (o, shimmed, flags, _dir, clients) => {
+      const cfgFlags = serveFlags(o, shimmed, flags);
+      const serve = await serveHttp(cfgFlags[1]!, ["--token", TOKEN, ...cfgFlags.slice(2)]);
+      const url = new URL(serve.url);
+      const requestInit = { headers: { Authorization: `Bearer ${TOKEN}` } };
+      let client: AnyClient;
+      try {
+        if (era === "legacy") {
+          const legacy = clients.legacy();
+          await legacy.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+          client = legacy;
+        } else {
+          const modern = clients.modern();
+          await modern.connect(new ModernHttpTransport(url, { requestInit }));
+          client = modern as unknown as AnyClient;
+        }
+      } catch (error) {
+        await serve.stop();
+        throw error;
+      }
+      const close = async () => {
+        await client.close().catch(() => {});
+        await serve.stop();
+      };
+      return { client, stderr: serve.stderr, close };
+    },
+  };
+}
+
+const SERVE_HTTP = httpSurface("serve-http", "legacy");
 
 const SERVE_DIRECT_2026: Surface = {
   ...direct("serve-direct-2026"),
@@ -177,26 +191,7 @@ const SERVE_DIRECT_2026: Surface = {
     overStdioModern(clients, NODE, [CLI, "serve", "--stdio", ...serveFlags(o, shimmed, flags)]),
 };
 
-const SERVE_HTTP_2026: Surface = {
-  ...direct("serve-http-2026"),
-  launch: async (o, shimmed, flags, _dir, clients) => {
-    const cfgFlags = serveFlags(o, shimmed, flags);
-    const serve = await serveHttp(cfgFlags[1]!, ["--token", TOKEN, ...cfgFlags.slice(2)]);
-    const transport = new ModernHttpTransport(new URL(serve.url), {
-      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
-    });
-    const client = clients.modern();
-    await client.connect(transport).catch(async (error: unknown) => {
-      await serve.stop();
-      throw error;
-    });
-    const close = async () => {
-      await client.close().catch(() => {});
-      await serve.stop();
-    };
-    return { client: client as unknown as AnyClient, stderr: serve.stderr, close };
-  },
-};
+const SERVE_HTTP_2026 = httpSurface("serve-http-2026", "modern");
 
 const SERVE_META: Surface = {
   name: "serve-meta",
