@@ -18,7 +18,7 @@ export interface OAuthSettings {
   scopes: readonly string[];
 }
 
-export type AuthCode = "E_AUTH_REQUIRED" | "E_AUTH_TOKEN" | "E_AUTH_SCOPE" | "E_AUTH_PRINCIPAL";
+export type AuthCode = "E_AUTH_REQUIRED" | "E_AUTH_TOKEN" | "E_AUTH_SCOPE" | "E_AUTH_PRINCIPAL" | "E_AUTH_USE";
 
 export type AuthOutcome<T> =
   | { ok: true; identity: T; subject: string }
@@ -69,15 +69,18 @@ export interface PrincipalRule {
 
 /**
  * Checks a bearer token: valid (AccessTokens), with every required scope, and mapped to a principal (the
- * first entry whose claims match). `identityOf` turns the entry and the token's subject into the
- * identity the gateway serves (the same object for the same principal and subject).
+ * first entry of `principals`, the entries admitted at this door, whose claims match). `identityOf` turns
+ * the entry, the token's issuer and its subject into the identity the gateway serves. A token that only an
+ * entry of the other door (`elsewhere`: the dashboard's operators at /mcp, or the reverse) matches is
+ * refused with E_AUTH_USE, saying so.
  */
 export async function authenticate<E extends PrincipalRule, T>(
   token: string,
   settings: OAuthSettings,
   tokens: AccessTokens,
   principals: readonly E[],
-  identityOf: (entry: E, subject: string) => T,
+  identityOf: (entry: E, issuer: string, subject: string) => T,
+  elsewhere: readonly PrincipalRule[] = [],
 ): Promise<AuthOutcome<T>> {
   const checked = await tokens.check(token);
   if (!checked.ok) {
@@ -103,6 +106,15 @@ export async function authenticate<E extends PrincipalRule, T>(
   }
   const entry = matchPrincipal(principals, claims);
   const subject = typeof claims.sub === "string" ? claims.sub : "";
+  if (entry === null && matchPrincipal(elsewhere, claims) !== null) {
+    return {
+      ok: false,
+      status: 403,
+      code: "E_AUTH_USE",
+      error: "insufficient_scope",
+      description: `the token's principal (subject ${JSON.stringify(subject)}) may not use this (its tokens-file entry's use: does not list it)`,
+    };
+  }
   if (entry === null) {
     return {
       ok: false,
@@ -112,5 +124,5 @@ export async function authenticate<E extends PrincipalRule, T>(
       description: `no principal of this gateway matches the token (subject ${JSON.stringify(subject)}); ask its operator to map it in the tokens file`,
     };
   }
-  return { ok: true, identity: identityOf(entry, subject), subject };
+  return { ok: true, identity: identityOf(entry, checked.claims.iss, subject), subject };
 }

@@ -14,6 +14,9 @@ interface ApproveFlags {
   scope?: string;
   id?: string;
   privateKey?: string;
+  principal?: string;
+  subject?: string;
+  issuer?: string;
 }
 
 const EXIT_BAD_INPUT = 2;
@@ -39,6 +42,15 @@ export function registerApproveCommand(program: Command): void {
     .option("--approver <who>", "who approves (recorded in the audit log)", process.env.USER ?? "operator")
     .option("--ttl <seconds>", "how long the artifact is valid", positiveInteger, 600)
     .option("--scope <text>", "what was approved, in words (recorded, not enforced)")
+    .option(
+      "--principal <name>",
+      "approve only this static-token principal's call (its tokens-file entry's name; stdio for wrap's client)",
+    )
+    .option(
+      "--subject <sub>",
+      "with --issuer: approve only this OAuth principal's call (the access token's sub and iss)",
+    )
+    .option("--issuer <url>", "with --subject: the OAuth principal's issuer")
     .option("--id <approval_id>", "the artifact's id (default: a random UUID); each id approves one call")
     .option(
       "--private-key <file>",
@@ -85,6 +97,15 @@ function mint(flags: ApproveFlags): number {
   if (flags.resource.length === 1) artifact.bound_resource = flags.resource[0];
   else if (flags.resource.length > 1) artifact.bound_resource = [...flags.resource];
   if (flags.scope !== undefined) artifact.scope = flags.scope;
+  const oauth = flags.subject !== undefined || flags.issuer !== undefined;
+  if (oauth && (flags.subject === undefined || flags.issuer === undefined || flags.principal !== undefined)) {
+    printError(
+      "error E_USAGE: an OAuth principal is its issuer and subject together: give --subject and --issuer (and not --principal)\n",
+    );
+    return EXIT_BAD_INPUT;
+  }
+  if (flags.principal !== undefined) artifact.bound_principal = flags.principal;
+  if (oauth) artifact.bound_principal = { iss: flags.issuer, sub: flags.subject };
   try {
     process.stdout.write(JSON.stringify(signApprovalArtifact(artifact, key), null, 2) + "\n");
     return 0;

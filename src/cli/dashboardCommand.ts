@@ -7,6 +7,7 @@ import { catalogFetcher } from "./dashboardCatalogs.js";
 import { startDashboard } from "../dashboard/server.js";
 import { secretsEqual } from "../dashboard/guard.js";
 import { hasErrors } from "../engine/model/diagnostics.js";
+import { localPrincipal, type PrincipalRights } from "../engine/model/principal.js";
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { CONFIG_DIR_HELP, POLICY_FLAG_HELP, policyLocation, printDiagnostics } from "./contextOptions.js";
 import { errorText, printError } from "./errorReport.js";
@@ -31,6 +32,7 @@ interface DashboardFlags {
 }
 
 const EXIT_BAD_INPUT = 2;
+const LOCAL_OPERATOR_RIGHTS: PrincipalRights = { mcp: false, dashboard: "viewer", approves: null };
 const DEFAULT_PORT = 4747;
 const LOOPBACK = ["127.0.0.1", "::1", "localhost"];
 const WILDCARD = ["0.0.0.0", "::", "[::]"];
@@ -117,7 +119,11 @@ async function dashboard(flags: DashboardFlags): Promise<number | null> {
     running = await startDashboard({
       host: flags.host,
       port: flags.port,
-      signIn: (presented) => (secretsEqual(presented, token) ? "operator" : null),
+      // The local dashboard's one operator: it shows, it answers nothing (no call waits here).
+      signIn: (presented) =>
+        secretsEqual(presented, token)
+          ? { principal: localPrincipal("operator"), rights: LOCAL_OPERATOR_RIGHTS }
+          : { refused: "That is not the dashboard's token." },
       dir,
       auditLogs: flags.auditLog,
       locatePolicy: (config) => policyLocation(config, flags.policy),

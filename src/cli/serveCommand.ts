@@ -3,9 +3,8 @@ import { InvalidArgumentError, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
 import { closeAuditSink, type AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
-import { loadConfigDir, sortDiagnostics } from "../config/configDir.js";
 
-import { formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
+import { formatDiagnostic } from "../engine/model/diagnostics.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
 import { connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { requestStateCodec } from "./requestStateKey.js";
@@ -13,7 +12,9 @@ import { StderrRecord, tellHost } from "./hostNotice.js";
 import { GatewaySession } from "../serve/gatewaySession.js";
 import type { ServeMode } from "../serve/serveMode.js";
 import { buildSessionContext } from "../serve/sessionContext.js";
-import { loadTokensFile, MIN_TOKEN_LENGTH, tokenDigest } from "../config/tokensFile.js";
+import { MIN_TOKEN_LENGTH } from "../config/tokensFile.js";
+import { localPrincipal } from "../engine/model/principal.js";
+import { loadServePrincipals } from "./servePrincipals.js";
 import { DEFAULT_BACKOFF } from "../upstream/upstreamLink.js";
 import { SecretScrubber } from "../upstream/serverSecrets.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../transports/httpServer.js";
@@ -25,7 +26,6 @@ import { loadApprovalKeys } from "./approvalKeys.js";
 import { describeError } from "./errorReport.js";
 import { openState } from "./serveState.js";
 import { serveDashboard } from "./serveDashboard.js";
-import { type OAuthPrincipal } from "./serveOAuth.js";
 import { UpstreamPool } from "../serve/upstreamPool.js";
 
 import { collect, integer } from "./optionParsers.js";
@@ -213,60 +213,19 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     return fail(describeError(error).trimEnd());
   }
 
-  const clients: ClientContext[] = [];
-  const oauthPrincipals: OAuthPrincipal<ClientContext>[] = [];
   // The flags win over config.yaml's oauth: section, as --policy wins over policy:.
   const fromConfig = http ? loaded.config.global.oauth : null;
   if (flags.oauthIssuer.length === 0 && fromConfig !== null) flags.oauthIssuer = fromConfig.issuers;
   if (flags.oauthAudience === undefined && fromConfig?.audience != null)
     flags.oauthAudience = fromConfig.audience;
   if (flags.oauthScope.length === 0 && fromConfig !== null) flags.oauthScope = fromConfig.scopes;
-  if (!http) {
-    clients.push({ client: "stdio", selection: loaded.selection, config: loaded.config });
-  } else if (flags.tokens !== undefined) {
-    const { entries, principals, diagnostics } = loadTokensFile(flags.tokens);
-    const all: Diagnostic[] = [...diagnostics];
-    for (const entry of principals) {
-      const dir = loadConfigDir(loaded.dir, entry.selection);
-      all.push(...dir.diagnostics.filter((d) => d.severity === "error"));
-      oauthPrincipals.push({
-        label: entry.label,
-        claims: entry.claims,
-        context: { client: entry.label, selection: entry.selection, config: dir.config },
-      });
-    }
-    for (const entry of entries) {
-      const dir = loadConfigDir(loaded.dir, entry.selection);
-      all.push(...dir.diagnostics.filter((d) => d.severity === "error"));
-      clients.push({
-        client: entry.label,
-        selection: entry.selection,
-        config: dir.config,
-        digest: entry.digest,
-      });
-    }
-    const unique = [...new Map(sortDiagnostics(all).map((d) => [formatDiagnostic(d), d])).values()];
-    for (const d of unique) process.stderr.write(formatDiagnostic(d) + "\n");
-    if (hasErrors(unique))
-      return fail(`the tokens file ${flags.tokens} or the contexts it names have errors (see above)`);
-  } else {
-    const token = flags.token ?? process.env["TOOLGATE_TOKEN"];
-    if (token === undefined || token === "") {
-      return fail("serve --http needs a bearer token: --token T, $TOOLGATE_TOKEN, or --tokens FILE");
-    }
-    if (token.length < MIN_TOKEN_LENGTH)
-      return fail(`the bearer token must be at least ${MIN_TOKEN_LENGTH} characters long`);
-    clients.push({
-      client: "token",
-      selection: loaded.selection,
-      config: loaded.config,
-      digest: tokenDigest(token),
-    });
-  }
+  const admitted = loadServePrincipals(flags, loaded, http);
+  if (typeof admitted === "number") return admitted;
+  const { clients, oauth: oauthPrincipals, operators } = admitted;
 
   if (flags.oauthIssuer.length > 0 && oauthPrincipals.length === 0) {
     return fail(
-      "--oauth-issuer needs principals: entries with claims: in the --tokens file (e.g. - name: ci\n  claims: { client_id: ci }\n  role: ci)",
+      `--oauth-issuer needs its principals mapped: ${flags.tokens === undefined ? "a --tokens file with" : `the tokens file ${flags.tokens} needs`} claims: entries that give each kind of access token its context, e.g.\n  - name: ci\n    claims: { client_id: ci-pipeline }\n    role: ci`,
     );
   }
   if (oauthPrincipals.length > 0 && flags.oauthIssuer.length === 0) {
@@ -278,8 +237,16 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     if (!/^https?:\/\//.test(issuer) || !URL.canParse(issuer))
       return fail(`--oauth-issuer must be the issuer's URL, not '${issuer}'`);
   }
+  if (flags.dashboard === true && operators.length === 0 && !oauthPrincipals.some((p) => p.rights.dashboard !== null)) {
+    return fail(
+      "--dashboard admits operators, never an MCP client's token, and no entry may use it: grant dashboard access in the --tokens file, e.g.\n" +
+        "  - name: alice\n    token_sha256: <hex SHA-256 of her token>\n    use: [dashboard]\n    dashboard: approver   # or viewer\n" +
+        "(see docs/dashboard.md, 'Who may sign in')",
+    );
+  }
   // Every context must work before anything starts: configuration mistakes are start-up errors.
-  for (const c of [...clients, ...oauthPrincipals.map((p) => p.context)]) {
+  const probe = localPrincipal("probe");
+  for (const c of [...clients, ...oauthPrincipals.filter((p) => p.rights.mcp).map((p) => p.context(probe))]) {
     const built = buildSessionContext(c.config, c.selection, policy, c.client);
     if (!built.ok) {
       for (const d of built.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
@@ -304,8 +271,9 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
           auditLog: flags.auditLog,
           dir: loaded.dir,
           policyFlag: flags.policy,
-          tokens: clients.flatMap((c) =>
-            c.digest === undefined ? [] : [{ digest: c.digest, label: c.client }],
+          operators,
+          clientTokens: clients.flatMap((c) =>
+            c.digest === undefined || operators.some((o) => o.principal.key === c.principal.key) ? [] : [c.digest],
           ),
           log,
         })
@@ -328,9 +296,8 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   // client is spent for all, across the replicas with Redis.
   const approvals = { keys, claims: state };
 
-  const upstreams = new UpstreamPool();
-  const principalOf = (c: ClientContext): string => c.digest?.toString("hex") ?? c.client;
-  const newSession = (c: ClientContext, sessionId: string, principal?: string): GatewaySession => {
+  const upstreams = new UpstreamPool(log);
+  const newSession = (c: ClientContext, sessionId: string, persistent = false): GatewaySession => {
     const built = buildSessionContext(c.config, c.selection, policy, c.client);
     if (!built.ok) throw new Error(built.diagnostics.map(formatDiagnostic).join("; "));
     return new GatewaySession({
@@ -349,13 +316,13 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
       maxFrameBytes: flags.maxFrameBytes,
       approvals,
       requestStates,
-      // Limits count per principal (the token), across its sessions and the replicas; its sessions share
-      // one connection to each server (unless mcp.json's "share" says otherwise).
-      counter: { count: (isToolCall) => state.count(principalOf(c), isToolCall) },
-      ...(c.principal === undefined ? {} : { principalName: c.principal }),
-      upstreams: { pool: upstreams, principal: principalOf(c) },
+      // Limits count per principal, across its sessions and the replicas; its sessions share one
+      // connection to each server (unless mcp.json's "share" says otherwise).
+      principal: c.principal,
+      counter: { count: (isToolCall) => state.count(c.principal.key, isToolCall) },
+      upstreams,
       ...(ui === null ? {} : { desk: ui.desk }),
-      ...(principal === undefined ? {} : { principal, persistent: true }),
+      persistent,
       log,
     });
   };
@@ -364,7 +331,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     log("dry run: every call and list is decided and recorded, and forwarded anyway");
   started();
   if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log);
-  return serveHttp(flags, clients, oauthPrincipals, newSession, audit, log, state, ui);
+  return serveHttp(flags, admitted, newSession, audit, log, state, ui);
 }
 
 async function serveStdio(

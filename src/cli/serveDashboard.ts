@@ -7,6 +7,8 @@ import { CatalogCache } from "../dashboard/catalogCache.js";
 import { dashboardHandler, type DashboardPages } from "../dashboard/server.js";
 import { DashboardSignIn } from "../auth/dashboardSignIn.js";
 import type { AuthOutcome } from "../auth/resourceServer.js";
+import type { Operator } from "../engine/model/principal.js";
+import type { OperatorToken } from "./servePrincipals.js";
 import { ApprovalDesk } from "../session/approvalDesk.js";
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import type { ConfigDir } from "../engine/model/configDir.js";
@@ -14,10 +16,11 @@ import { policyLocation } from "./contextOptions.js";
 import { catalogFetcher } from "./dashboardCatalogs.js";
 
 /**
- * `serve --http --dashboard`: the dashboard's pages on serve's own listener, at /ui/. People sign in with
- * one of serve's static tokens (exchanged once for a session cookie; the page records the token's name as
- * who answered an approval). The live view follows serve's decisions, and calls under approval_required
- * from clients that cannot ask their person wait on the approvals page.
+ * `serve --http --dashboard`: the dashboard's pages on serve's own listener, at /ui/. Operators sign in:
+ * with a static token of an entry whose `use:` lists dashboard (exchanged once for a session cookie), or
+ * with the identity provider as a `claims:` entry that does. An MCP client's token never signs in. The
+ * live view follows serve's decisions, and calls under approval_required from clients that cannot ask
+ * their person wait on the approvals page for an approver (never the principal that made the call).
  */
 export interface ServeDashboard {
   live: LiveFeed;
@@ -31,7 +34,7 @@ export interface ServeDashboard {
     clientId: string;
     resource: () => string;
     scopes: readonly string[];
-    authenticate: (token: string) => Promise<AuthOutcome<{ label: string }>>;
+    authenticate: (token: string) => Promise<AuthOutcome<Operator>>;
   }): void;
 }
 
@@ -40,17 +43,29 @@ export function serveDashboard(options: {
   auditLog: string | undefined;
   dir: string;
   policyFlag: string | undefined;
-  tokens: readonly { digest: Buffer; label: string }[];
+  /** Static tokens of operators (entries with use: [dashboard]). */
+  operators: readonly OperatorToken[];
+  /** Static tokens of MCP clients that may not sign in: refused with why, not as unknown. */
+  clientTokens: readonly Buffer[];
   log: (line: string) => void;
 }): ServeDashboard {
   const live = new LiveFeed();
   const desk = new ApprovalDesk();
-  const signIn = (presented: string): string | null => {
+  const signIn = (presented: string): Operator | { refused: string } => {
     const digest = tokenDigest(presented);
-    let who: string | null = null;
+    let who: Operator | null = null;
+    let client = false;
     // Every token compared, in constant time: the answer's timing says nothing about which one matched.
-    for (const token of options.tokens) if (timingSafeEqual(token.digest, digest)) who = token.label;
-    return who;
+    for (const token of options.operators) {
+      if (timingSafeEqual(token.digest, digest)) who = { principal: token.principal, rights: token.rights };
+    }
+    for (const token of options.clientTokens) if (timingSafeEqual(token, digest)) client = true;
+    if (who !== null) return who;
+    return {
+      refused: client
+        ? "That is an MCP client's token: the dashboard admits operators (a tokens-file entry with use: [dashboard])."
+        : "That is not a token of this dashboard's operators.",
+    };
   };
   const pages: DashboardPages = {
     signIn,
@@ -83,7 +98,7 @@ export function serveDashboard(options: {
           if ("problem" in done) return done;
           // The token is checked as any access token of this gateway: issuer, audience, scopes, principal.
           const admitted = await provider.authenticate(done.token);
-          return admitted.ok ? { who: admitted.identity.label } : { problem: admitted.description };
+          return admitted.ok ? { who: admitted.identity } : { problem: admitted.description };
         },
       };
     },

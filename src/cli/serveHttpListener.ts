@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { AuditSink } from "../audit/sink.js";
 import { closeAuditSink } from "../audit/sink.js";
 import type { GatewaySession } from "../serve/gatewaySession.js";
@@ -7,7 +8,8 @@ import { startHttpServer } from "../transports/httpServer.js";
 import type { SessionDirectory } from "../transports/replicaForward.js";
 import { fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import type { ServeDashboard } from "./serveDashboard.js";
-import { oauthEndpoint, type OAuthPrincipal } from "./serveOAuth.js";
+import { oauthDoors } from "./serveOAuth.js";
+import type { ServePrincipals } from "./servePrincipals.js";
 
 /**
  * `serve --http`: the listener with its tokens, OAuth, replica directory and dashboard; runs until a signal
@@ -15,9 +17,8 @@ import { oauthEndpoint, type OAuthPrincipal } from "./serveOAuth.js";
  */
 export async function serveHttp(
   flags: ServeFlags,
-  clients: ClientContext[],
-  oauthPrincipals: OAuthPrincipal<ClientContext>[],
-  newSession: (c: ClientContext, id: string, principal?: string) => GatewaySession,
+  admitted: ServePrincipals,
+  newSession: (c: ClientContext, id: string, persistent?: boolean) => GatewaySession,
   audit: AuditSink | null,
   log: (line: string) => void,
   state: SharedState,
@@ -42,34 +43,40 @@ export async function serveHttp(
           disown: (id) => state.disown(id),
         };
   let publicUrl = "";
-  const oauth =
+  const doors =
     flags.oauthIssuer.length === 0
       ? undefined
-      : oauthEndpoint(
+      : oauthDoors(
           {
             issuers: flags.oauthIssuer,
             audience: () => flags.oauthAudience ?? publicUrl,
             scopes: flags.oauthScope,
           },
-          oauthPrincipals,
+          admitted.oauth,
         );
-  // The dashboard's people can sign in with the identity provider too (as its public client).
-  if (ui !== null && oauth !== undefined && flags.dashboardClientId !== undefined) {
+  const oauth = doors?.mcp;
+  // The dashboard's operators can sign in with the identity provider too (as its public client).
+  if (ui !== null && doors !== undefined && flags.dashboardClientId !== undefined) {
     ui.offerSignIn({
       issuer: flags.oauthIssuer[0]!,
       clientId: flags.dashboardClientId,
       resource: () => flags.oauthAudience ?? publicUrl,
       scopes: flags.oauthScope,
-      authenticate: (token) => oauth.authenticate(token),
+      authenticate: (token) => doors.dashboard(token),
     });
   }
-  const identities = clients.map((c) => ({ digest: c.digest!, label: c.client, context: c }));
+  const identities = admitted.clients.map((c) => ({ digest: c.digest!, principal: c.principal, context: c }));
+  // An operator's static token at /mcp is answered 403 with why (it may not call tools).
+  const otherDoorTokens = admitted.operators.filter(
+    (o) => !admitted.clients.some((c) => c.principal.key === o.principal.key),
+  );
   let server;
   try {
     server = await startHttpServer({
       host: flags.host,
       port: flags.http!,
       tokens: identities,
+      otherDoorTokens,
       allowedOrigins: flags.allowedOrigin,
       allowedHosts: flags.allowedHost,
       maxBodyBytes: flags.maxBodyBytes,
@@ -77,12 +84,12 @@ export async function serveHttp(
       ...(flags.maxSessionsPerToken === undefined ? {} : { maxSessionsPerToken: flags.maxSessionsPerToken }),
       idleTimeoutMs: flags.sessionIdleTimeout * 1000,
       createSession: (identity, sessionId) => newSession(identity.context, sessionId),
-      // The token (its digest) is the principal of every request of the modern era.
+      // One gateway session per principal serves its requests of the modern era.
       createPrincipal: (identity) =>
         newSession(
           identity.context,
-          `modern-${identity.digest.toString("hex").slice(0, 16)}`,
-          identity.digest.toString("hex"),
+          `modern-${createHash("sha256").update(identity.principal.key).digest("hex").slice(0, 16)}`,
+          true,
         ),
       ...(directory === undefined ? {} : { directory }),
       ...(ui === null ? {} : { ui: ui.ui }),

@@ -1,66 +1,82 @@
-import { createHash } from "node:crypto";
 import { AccessTokens } from "../auth/accessTokens.js";
 import {
   authenticate,
   challenge,
   metadataUrl,
   protectedResourceMetadata,
+  type AuthOutcome,
   type OAuthSettings,
+  type PrincipalRule,
 } from "../auth/resourceServer.js";
 import type { ClaimMatch } from "../engine/model/claims.js";
+import { oauthPrincipal, type Principal, type PrincipalRights } from "../engine/model/principal.js";
 import type { OAuthEndpoint } from "../transports/httpAuth.js";
 
-/** An OAuth principal of the tokens file with the context its tokens get. */
+/** An OAuth principal entry of the tokens file: its claims, what it may do, and (for /mcp) its context. */
 export interface OAuthPrincipal<C> {
   label: string;
   claims: ClaimMatch;
+  rights: PrincipalRights;
+  /** The context its tokens get at /mcp, made for the principal the token is (issuer and subject). */
+  context: (principal: Principal) => C;
+}
+
+/** Who a request to /mcp is, and the context it gets. */
+export interface McpIdentity<C> {
+  principal: Principal;
   context: C;
 }
 
-export interface OAuthIdentity<C> {
-  /** Stands for the principal and subject where a static token's digest would: limits, sessions, states. */
-  digest: Buffer;
-  label: string;
-  context: C;
+export interface OAuthIdentity<C> extends McpIdentity<C> {
+  rights: PrincipalRights;
+}
+
+/** The OAuth side of `serve --http --oauth-issuer …`: /mcp's resource server, and the dashboard's sign-in check. */
+export interface OAuthDoors<C> {
+  mcp: OAuthEndpoint<McpIdentity<C>>;
+  /** An access token as the dashboard checks it: its issuer, audience and scopes, then a `use: [dashboard]` entry. */
+  dashboard(token: string): Promise<AuthOutcome<OAuthIdentity<C>>>;
 }
 
 /**
  * The resource server of `serve --http --oauth-issuer …`: access tokens from those issuers, for this
  * resource (`--oauth-audience`, else the public URL of /mcp), with every `--oauth-scope`, mapped to the
- * first principal whose claims match. Each principal and subject is one identity (the same object each
- * time), so its sessions, limits and request states are its own.
+ * first entry of the door's (use: mcp at /mcp, use: dashboard at the dashboard) whose claims match. The
+ * principal is the entry with the token's issuer **and** subject: the same subject at two issuers is two
+ * principals, and two subjects under one entry are two principals (sessions, limits, servers, states).
  */
-export function oauthEndpoint<C extends { client: string; principal?: string }>(
+export function oauthDoors<C>(
   settings: { issuers: readonly string[]; audience: () => string; scopes: readonly string[] },
-  principals: readonly OAuthPrincipal<C>[],
-): OAuthEndpoint<OAuthIdentity<C>> {
+  entries: readonly OAuthPrincipal<C>[],
+): OAuthDoors<C> {
   const oauth: OAuthSettings = settings;
   const tokens = new AccessTokens({ issuers: settings.issuers, audience: settings.audience });
+  const clients = entries.filter((e) => e.rights.mcp);
+  const operators = entries.filter((e) => e.rights.dashboard !== null);
+  // The same object for the same principal: its context is made once.
   const identities = new Map<string, OAuthIdentity<C>>();
-  const identityOf = (entry: OAuthPrincipal<C>, subject: string): OAuthIdentity<C> => {
-    const key = JSON.stringify([entry.label, subject]);
-    let found = identities.get(key);
+  const identityOf = (entry: OAuthPrincipal<C>, issuer: string, subject: string): OAuthIdentity<C> => {
+    const principal = oauthPrincipal(entry.label, issuer, subject);
+    let found = identities.get(principal.key);
     if (found === undefined) {
-      found = {
-        digest: createHash("sha256").update(`oauth\u0000${key}`).digest(),
-        label: subject === "" ? entry.label : `${entry.label} (${subject})`,
-        // One principal entry can cover many subjects: the audit log names both (client, principal).
-        context: {
-          ...entry.context,
-          principal: subject === "" ? entry.label : `${entry.label} (${subject})`,
-        },
-      };
-      identities.set(key, found);
+      found = { principal, rights: entry.rights, context: entry.context(principal) };
+      // Bounded: a principal seen again after a clear is simply made again.
+      if (identities.size >= 10_000) identities.clear();
+      identities.set(principal.key, found);
     }
     return found;
   };
+  const rules = (list: readonly OAuthPrincipal<C>[]): readonly PrincipalRule[] => list;
   return {
-    metadata: () => protectedResourceMetadata(oauth),
-    metadataPaths: () => {
-      const path = new URL(metadataUrl(settings.audience())).pathname;
-      return [path, "/.well-known/oauth-protected-resource"];
+    mcp: {
+      metadata: () => protectedResourceMetadata(oauth),
+      metadataPaths: () => {
+        const path = new URL(metadataUrl(settings.audience())).pathname;
+        return [path, "/.well-known/oauth-protected-resource"];
+      },
+      challenge: (problem) => challenge(oauth, problem),
+      authenticate: (token) => authenticate(token, oauth, tokens, clients, identityOf, rules(operators)),
     },
-    challenge: (problem) => challenge(oauth, problem),
-    authenticate: (token) => authenticate(token, oauth, tokens, principals, identityOf),
+    dashboard: (token) => authenticate(token, oauth, tokens, operators, identityOf, rules(clients)),
   };
 }

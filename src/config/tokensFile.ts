@@ -5,24 +5,32 @@ import type { ClaimMatch } from "../engine/model/claims.js";
 import type { ContextSelection } from "../engine/model/configDir.js";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
+import type { PrincipalRights } from "../engine/model/principal.js";
 import { describeKind, parseYamlSource } from "./sourceTree.js";
+import { parseRights, checkApprovesNames, CONTEXT_FIELDS } from "./tokenRights.js";
 
 /**
  * `--tokens FILE`: the bearer tokens `toolgate serve --http` accepts, each bound to the context its clients
  * get. A YAML list:
  *
  * ```yaml
- * - name: reviewer-bot            # optional; shown in logs and the audit log
+ * - name: reviewer-bot            # unique in the file; shown in logs, the audit log, the dashboard
  *   token_sha256: 9f86d08…        # hex SHA-256 of the token (preferred: the file then holds no secret)
  *   role: reviewer
  * - token: s3cret-for-the-ci-job  # or the token itself
  *   agent: ci
  *   skills: [triage]
+ * - name: alice                   # an operator: the dashboard, not /mcp
+ *   token_sha256: 3b1f…
+ *   use: [dashboard]              # default [mcp]; [mcp, dashboard] for both
+ *   dashboard: approver           # viewer (the default): matrix, live, audit; approver: also answer calls
+ *   approves: [reviewer-bot]      # optional: only these principals' calls
  * ```
  *
  * A client gets exactly its token's context and cannot pick another. Because a typo in a security file
- * must not widen access, every problem is an error (unknown keys included), not a warning. Parsing is pure;
- * {@link loadTokensFile} reads the file.
+ * must not widen access, every problem is an error (unknown keys included), not a warning. Names are
+ * unique (an entry without one is `token #<n>` / `entry #<n>`), since everything that says "who" keys on
+ * them. Parsing is pure; {@link loadTokensFile} reads the file.
  */
 
 export interface TokenEntry {
@@ -31,6 +39,7 @@ export interface TokenEntry {
   /** `name`, else `token #<n>` (1-based position in the file). */
   label: string;
   selection: ContextSelection;
+  rights: PrincipalRights;
   at: SourceRef;
 }
 
@@ -39,6 +48,7 @@ export interface PrincipalEntry {
   label: string;
   claims: ClaimMatch;
   selection: ContextSelection;
+  rights: PrincipalRights;
   at: SourceRef;
 }
 
@@ -54,6 +64,9 @@ export const TOKEN_ENTRY_FIELDS = [
   "session",
   "skills",
   "node",
+  "use",
+  "dashboard",
+  "approves",
 ];
 /** Shorter plain tokens are refused: a bearer token must not be guessable. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -156,6 +169,11 @@ function parseEntry(
         }
         break;
       }
+      case "use":
+      case "dashboard":
+      case "approves":
+        // Read together once every field is known (parseRights).
+        break;
       default:
         diagnostics.push(
           error(
@@ -167,11 +185,25 @@ function parseEntry(
         );
     }
   }
-  if (diagnostics.length > before) return null;
+  const rights = parseRights(node, diagnostics);
+  if (rights !== null && !rights.mcp) {
+    for (const e of node.entries) {
+      if (CONTEXT_FIELDS.includes(e.key)) {
+        diagnostics.push(
+          error(
+            "E_TOKENS_FIELD",
+            `'${e.key}' chooses an MCP client's context, but this entry's use has no 'mcp' (it cannot call tools): remove '${e.key}' or add mcp to use`,
+            e.keyAt,
+          ),
+        );
+      }
+    }
+  }
+  if (diagnostics.length > before || rights === null) return null;
   const label = name ?? `entry #${index + 1}`;
-  if (claims !== null) return { label, claims, selection, at: node.at };
+  if (claims !== null) return { label, claims, selection, rights, at: node.at };
   if (digest === null) return null;
-  return { digest, label: name ?? `token #${index + 1}`, selection, at: node.at };
+  return { digest, label: name ?? `token #${index + 1}`, selection, rights, at: node.at };
 }
 
 /** `claims:` conditions that must all hold: `sub`, `client_id`, `iss` (strings), `scope`, `groups` (lists). */
@@ -244,6 +276,8 @@ export function parseTokensFile(
     return { entries, principals, diagnostics };
   }
   const seen = new Map<string, TokenEntry>();
+  const named = new Map<string, TokenEntry | PrincipalEntry>();
+  const read: SourceMap[] = [];
   root.items.forEach((item, index) => {
     if (item.kind !== "map") {
       diagnostics.push(
@@ -257,6 +291,19 @@ export function parseTokensFile(
     }
     const entry = parseEntry(item, index, diagnostics);
     if (entry === null) return;
+    const sameName = named.get(entry.label);
+    if (sameName !== undefined) {
+      diagnostics.push(
+        error(
+          "E_TOKENS_DUPLICATE",
+          `the name '${entry.label}' is already used by the entry at line ${sameName.at.line}; every entry needs a name of its own, since limits, sessions, approvals and the audit log key on it`,
+          entry.at,
+        ),
+      );
+      return;
+    }
+    named.set(entry.label, entry);
+    read.push(item);
     if ("claims" in entry) {
       principals.push(entry);
       return;
@@ -279,6 +326,7 @@ export function parseTokensFile(
   if (root.items.length === 0) {
     diagnostics.push(error("E_TOKENS_EMPTY", "the tokens file lists no tokens", root.at));
   }
+  diagnostics.push(...checkApprovesNames(read, new Set(named.keys())));
   return { entries, principals, diagnostics };
 }
 

@@ -86,12 +86,17 @@ export function liveBody(feed: LiveFeed | undefined, params: URLSearchParams): S
     <script src="/ui/static/live.js"></script>`;
 }
 
-/** The SSE stream of new decisions matching the page's filter; a comment every 15 s keeps it open. */
+/**
+ * The SSE stream of new decisions matching the page's filter; a comment every 15 s keeps it open. It lasts
+ * as long as the dashboard session that opened it: `session.onEnd` closes it at sign-out, and each
+ * heartbeat first asks whether the session is still live (an expired one ends the stream).
+ */
 export function liveEvents(
   feed: LiveFeed | undefined,
   params: URLSearchParams,
   req: IncomingMessage,
   res: ServerResponse,
+  session: { onEnd: Set<() => void>; live: () => boolean },
 ): void {
   if (feed === undefined) {
     res.writeHead(404, SECURITY_HEADERS).end();
@@ -108,10 +113,16 @@ export function liveEvents(
   const unsubscribe = feed.subscribe((event) => {
     if (matches(event, f)) res.write(`data: ${JSON.stringify(liveRow(event))}\n\n`);
   });
-  const beat = setInterval(() => res.write(": beat\n\n"), 15_000);
+  const close = (): void => void res.end();
+  const beat = setInterval(() => {
+    if (session.live()) res.write(": beat\n\n");
+    else close();
+  }, 15_000);
+  session.onEnd.add(close);
   const end = (): void => {
     clearInterval(beat);
     unsubscribe();
+    session.onEnd.delete(close);
   };
   req.on("close", end);
   res.on("close", end);

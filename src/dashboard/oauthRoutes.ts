@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Operator } from "../engine/model/principal.js";
 import { markup } from "./html.js";
 import { problemPage } from "./layout.js";
 import { redirect, send } from "./respond.js";
@@ -16,7 +17,7 @@ export interface OAuthSignIn {
     params: URLSearchParams,
     nonce: string | undefined,
     redirectUri: string,
-  ): Promise<{ who: string } | { problem: string }>;
+  ): Promise<{ who: Operator } | { problem: string }>;
 }
 
 const NONCE_COOKIE = "tg_oauth";
@@ -37,7 +38,7 @@ export async function oauthRoute(
   res: ServerResponse,
   cookies: Map<string, string>,
   signIn: OAuthSignIn | undefined,
-  openSession: (who: string) => string,
+  openSession: (who: Operator) => string,
 ): Promise<boolean> {
   if (signIn === undefined || (path !== "/ui/oauth/start" && path !== "/ui/oauth/callback")) return false;
   const redirectUri = `http://${req.headers.host ?? ""}/ui/oauth/callback`;

@@ -31,6 +31,7 @@ import { LIVE_SCRIPT, liveBody, liveEvents } from "./livePage.js";
 import { answerApproval, approvalsBody } from "./approvalsPage.js";
 import { oauthRoute, type OAuthSignIn } from "./oauthRoutes.js";
 import type { ContextSelection } from "../engine/model/configDir.js";
+import type { Operator } from "../engine/model/principal.js";
 
 /**
  * The dashboard's HTTP server (node:http, server-rendered pages, no script). Every request passes, in order:
@@ -47,8 +48,11 @@ export interface DashboardOptions extends DashboardPages {
 
 /** What the pages show and who may see them; `serve --http --dashboard` mounts the same pages. */
 export interface DashboardPages {
-  /** Who a sign-in token belongs to (a name), or `null` for a wrong one; compared in constant time. */
-  signIn: (token: string) => string | null;
+  /**
+   * Who a sign-in token belongs to and what they may do, or why it does not sign in (a wrong token, or a
+   * token of an MCP client, which never opens the dashboard); compared in constant time.
+   */
+  signIn: (token: string) => Operator | { refused: string };
   dir: string;
   auditLogs: readonly string[];
   locatePolicy: LocatePolicy;
@@ -116,10 +120,11 @@ export function dashboardHandler(
       return forbidden(res, "the sign-in form's CSRF token is missing or stale: reload the sign-in page");
     }
     const who = options.signIn(form.get("token") ?? "");
-    if (who === null) {
-      options.log("E_DASHBOARD_AUTH: a sign-in with a wrong token");
-      return signIn(res, 401, "That is not the dashboard's token.", cookies);
+    if ("refused" in who) {
+      options.log(`E_DASHBOARD_AUTH: a sign-in refused: ${who.refused}`);
+      return signIn(res, 401, who.refused, cookies);
     }
+    options.log(`${who.principal.name} signed in (${who.rights.dashboard ?? "viewer"})`);
     const { id } = sessions.create(who);
     redirect(res, "/ui/", { "Set-Cookie": [cookie(SESSION_COOKIE, id), clearCookie(LOGIN_COOKIE)] });
   };
@@ -192,7 +197,7 @@ export function dashboardHandler(
       return forbidden(res, "a POST from another origin (or with neither Origin nor Referer)");
     }
     const cookies = parseCookies(req.headers.cookie);
-    const opened = (who: string): string => cookie(SESSION_COOKIE, sessions.create(who).id);
+    const opened = (who: Operator): string => cookie(SESSION_COOKIE, sessions.create(who).id);
     if (await oauthRoute(path, url, req, res, cookies, options.oauthSignIn, opened)) return;
     if (path === "/ui/login") {
       if (method === "POST") return login(req, res, cookies);
@@ -222,8 +227,11 @@ export function dashboardHandler(
         );
       }
       if (path === "/ui/approvals/answer") {
-        const answered = answerApproval(options.desk, form, session.who);
-        if (answered !== null) return forbidden(res, answered);
+        const answered = answerApproval(options.desk, form, session.operator);
+        if (answered !== null) {
+          options.log(`E_DASHBOARD_FORBIDDEN: ${answered.why}`);
+          return send(res, answered.status, problemPage("Refused", "E_DASHBOARD_FORBIDDEN", answered.why));
+        }
         return redirect(res, "/ui/approvals");
       }
       return send(res, 405, problemPage("Not allowed", null, "this page takes no POST"), {
@@ -238,12 +246,18 @@ export function dashboardHandler(
         200,
         page("Live decisions", "live", session.csrf, liveBody(options.live, url.searchParams)),
       );
-    if (path === "/ui/live/events") return liveEvents(options.live, url.searchParams, req, res);
+    if (path === "/ui/live/events") {
+      // The stream ends with the session: signing out (or its expiry) closes it.
+      return liveEvents(options.live, url.searchParams, req, res, {
+        onEnd: session.onEnd,
+        live: () => sessions.live(session),
+      });
+    }
     if (path === "/ui/approvals") {
       return send(
         res,
         200,
-        page("Approvals", "approvals", session.csrf, approvalsBody(options.desk, session.csrf)),
+        page("Approvals", "approvals", session.csrf, approvalsBody(options.desk, session.csrf, session.operator)),
       );
     }
     return send(res, 404, problemPage("Not found", null, "no such page"));

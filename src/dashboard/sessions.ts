@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import type { Operator } from "../engine/model/principal.js";
 import { secretsEqual } from "./guard.js";
 
 /**
@@ -10,10 +11,12 @@ import { secretsEqual } from "./guard.js";
 export interface DashboardSession {
   /** Sent in a hidden field of every form; a POST without it is refused. */
   csrf: string;
-  /** Who signed in (serve: the name of the token they signed in with); recorded with each approval. */
-  who: string;
+  /** Who signed in and what they may do here; their principal is recorded with each answer they give. */
+  operator: Operator;
   created: number;
   lastSeen: number;
+  /** Ends what this session keeps open (the live stream) when the session ends. */
+  readonly onEnd: Set<() => void>;
 }
 
 export interface SessionLimits {
@@ -51,15 +54,15 @@ export class SessionStore {
   ) {}
 
   /** A new session: its id (for the cookie) and its state. */
-  create(who = "operator"): { id: string; session: DashboardSession } {
+  create(operator: Operator): { id: string; session: DashboardSession } {
     this.sweep();
     while (this.sessions.size >= this.limits.max) {
       // Map order is insertion order and every use re-inserts: the first entry is the least recently used.
-      this.sessions.delete(this.sessions.keys().next().value!);
+      this.end(this.sessions.keys().next().value!);
     }
     const id = randomToken();
     const t = this.now();
-    const session = { csrf: randomToken(), who, created: t, lastSeen: t };
+    const session = { csrf: randomToken(), operator, created: t, lastSeen: t, onEnd: new Set<() => void>() };
     this.sessions.set(key(id), session);
     return { id, session };
   }
@@ -71,8 +74,8 @@ export class SessionStore {
     const session = this.sessions.get(k);
     if (session === undefined) return null;
     const t = this.now();
-    if (t - session.lastSeen > this.limits.idleMs || t - session.created > this.limits.maxAgeMs) {
-      this.sessions.delete(k);
+    if (this.expired(session, t)) {
+      this.end(k);
       return null;
     }
     session.lastSeen = t;
@@ -81,8 +84,29 @@ export class SessionStore {
     return session;
   }
 
+  /** Whether the session is still live, without counting this as a use (a stream's heartbeat asks). */
+  live(session: DashboardSession): boolean {
+    const k = [...this.sessions].find(([, s]) => s === session)?.[0];
+    if (k === undefined) return false;
+    if (!this.expired(session, this.now())) return true;
+    this.end(k);
+    return false;
+  }
+
   delete(id: string | undefined): void {
-    if (id !== undefined) this.sessions.delete(key(id));
+    if (id !== undefined) this.end(key(id));
+  }
+
+  private expired(s: DashboardSession, t: number): boolean {
+    return t - s.lastSeen > this.limits.idleMs || t - s.created > this.limits.maxAgeMs;
+  }
+
+  private end(k: string): void {
+    const session = this.sessions.get(k);
+    if (session === undefined) return;
+    this.sessions.delete(k);
+    for (const close of session.onEnd) close();
+    session.onEnd.clear();
   }
 
   get size(): number {
@@ -91,10 +115,7 @@ export class SessionStore {
 
   private sweep(): void {
     const t = this.now();
-    for (const [k, s] of this.sessions) {
-      if (t - s.lastSeen > this.limits.idleMs || t - s.created > this.limits.maxAgeMs)
-        this.sessions.delete(k);
-    }
+    for (const [k, s] of this.sessions) if (this.expired(s, t)) this.end(k);
   }
 }
 

@@ -5,6 +5,7 @@ import type { ApprovalDesk } from "../session/approvalDesk.js";
 import type { RequestScope } from "./clientLink.js";
 import { messageOf } from "./forwardRequest.js";
 import { isTimeout } from "./relay.js";
+import type { Principal } from "../engine/model/principal.js";
 
 /**
  * The channel to the person behind a call under `approval_required`, for one gateway session: the client's own
@@ -13,7 +14,7 @@ import { isTimeout } from "./relay.js";
  */
 export class ApprovalChannel {
   constructor(
-    private readonly options: { timeoutMs: number; client: string; session: string; desk?: ApprovalDesk },
+    private readonly options: { timeoutMs: number; principal: Principal; session: string; desk?: ApprovalDesk },
   ) {}
 
   /** `null` when someone can be asked about this request's call; else why not. */
@@ -44,7 +45,7 @@ export class ApprovalChannel {
       const message =
         typeof question.message === "string" ? question.message : `Approve a call of ${about.tool}?`;
       return desk.wait(
-        { client: this.options.client, session: this.options.session, ...about, message },
+        { principal: this.options.principal, session: this.options.session, ...about, message },
         timeoutMs,
         scope.signal,
       );

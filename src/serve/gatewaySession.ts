@@ -34,6 +34,7 @@ import { shareKey, UpstreamPool, type LinkMember } from "./upstreamPool.js";
 import type { ApprovalDesk } from "../session/approvalDesk.js";
 import { ApprovalChannel } from "./approvalChannel.js";
 import { ResourceRouter } from "./resourceRouter.js";
+import { localPrincipal, type Principal } from "../engine/model/principal.js";
 
 export interface SessionOptions {
   mode: ServeMode;
@@ -59,23 +60,25 @@ export interface SessionOptions {
   approvals?: { keys: ApprovalKeyring; claims: ApprovalClaims };
   /** Signs the `requestState` of toolgate's approval questions in the modern era (default: a key of its own). */
   requestStates?: RequestStateCodec;
-  /** Who this session serves, as toolgate's request states name it (default: the session id). */
-  principal?: string;
+  /**
+   * Who this session serves: request states are bound to it, limits count for it, its servers are shared
+   * with its other sessions (by default), approvals name it, the audit log records it. Default: a local
+   * principal of this session alone.
+   */
+  principal?: Principal;
   /** Serves a principal's modern-era exchanges: stays open when its connections come and go. */
   persistent?: boolean;
   /** One readable line per decision on stderr. */
   verbose?: boolean;
   /** Where requests are counted against the limits (serve: per principal, in the shared state). */
   counter?: RequestCounter;
-  /** Who the session's requests were admitted as (audit `principal`; default: the context's client). */
-  principalName?: string;
   /** Approvals out of band: a client that cannot ask its person waits for the dashboard's answer. */
   desk?: ApprovalDesk;
   /**
-   * The process's shared upstream servers, and who this session is to them (its token): sessions of one
-   * principal share a server unless its entry says otherwise. Absent: this session's own servers.
+   * The process's shared upstream servers: sessions of one principal share a server unless its entry says
+   * otherwise. Absent: this session's own servers.
    */
-  upstreams?: { pool: UpstreamPool; principal: string };
+  upstreams?: UpstreamPool;
   log: (line: string) => void;
 }
 
@@ -122,13 +125,17 @@ export class GatewaySession implements ClientHandler {
   private readonly asker: ApprovalChannel;
   onclose: (() => void) | undefined;
 
+  /** Who this session serves (see SessionOptions.principal). */
+  readonly principal: Principal;
+
   constructor(private readonly options: SessionOptions) {
     const { context } = options;
+    this.principal = options.principal ?? localPrincipal(`session ${options.sessionId}`);
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-    this.pool = options.upstreams?.pool ?? new UpstreamPool();
+    this.pool = options.upstreams ?? new UpstreamPool();
     this.asker = new ApprovalChannel({
       timeoutMs: this.approvalTimeoutMs,
-      client: options.context.client,
+      principal: this.principal,
       session: options.sessionId,
       ...(options.desk === undefined ? {} : { desk: options.desk }),
     });
@@ -136,7 +143,7 @@ export class GatewaySession implements ClientHandler {
       identity: {
         session: options.sessionId,
         client: context.client,
-        principal: options.principalName ?? context.client,
+        principal: this.principal.name,
       },
       audit: options.audit,
       limits: context.policy,
@@ -144,6 +151,7 @@ export class GatewaySession implements ClientHandler {
       verbose: options.verbose === true,
       approvalTimeoutMs: this.approvalTimeoutMs,
       log: options.log,
+      principal: this.principal,
       servers: context.servers.length,
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
       ...(options.counter === undefined ? {} : { counter: options.counter }),
@@ -198,7 +206,7 @@ export class GatewaySession implements ClientHandler {
       rounds: new ApprovalRounds({
         codec: options.requestStates ?? RequestStateCodec.ephemeral(),
         claims: options.approvals?.claims ?? new MemoryApprovalClaims(),
-        principal: options.principal ?? options.sessionId,
+        principal: this.principal.key,
         ttlMs: this.approvalTimeoutMs,
       }),
       log: options.log,
@@ -208,6 +216,11 @@ export class GatewaySession implements ClientHandler {
       order: this.order,
       forward: (slot, method, params, scope) => this.forward(slot, method, params, scope),
       subscriptions: this.subscriptions,
+      // Another session sharing the server still wants a resource this one unsubscribes from.
+      stillSubscribed: (slot, uri) => {
+        const key = this.shareKeys.get(slot.name);
+        return key !== undefined && this.pool.othersSubscribed(key, this.member, slot.name, uri);
+      },
       log: options.log,
     });
   }
@@ -391,8 +404,7 @@ export class GatewaySession implements ClientHandler {
 
   /** Who this session shares servers with: its principal and what its client can do for a server. */
   private sharingAs(): string {
-    const principal = this.options.upstreams?.principal ?? this.options.sessionId;
-    return JSON.stringify([principal, this.mirroredCapabilities()]);
+    return JSON.stringify([this.principal.key, this.mirroredCapabilities()]);
   }
 
   /** The client's capabilities a server may use through toolgate (it asks, toolgate asks the client). */
@@ -426,6 +438,7 @@ export class GatewaySession implements ClientHandler {
       if (slot !== undefined) this.session.catalogFetched(slot.view, snapshot);
     },
     upstreamUp: (server, upstream, reconnected) => this.upstreamUp(server, upstream, reconnected),
+    subscribed: (server, uri) => this.subscriptions.get(server)?.has(uri) === true,
   };
 
   /** A server's request to the client (sampling, elicitation, roots), passed to this session's client. */
@@ -467,16 +480,23 @@ export class GatewaySession implements ClientHandler {
     const params = (notification.params ?? {}) as Json;
     const related = this.relatedRequest(server);
     switch (notification.method) {
-      case "notifications/tools/list_changed":
-        await this.slots.get(server)?.link.toolsChanged();
-        if (this.options.mode === "direct") this.notifyClient(notification.method);
+      case "notifications/tools/list_changed": {
+        const slot = this.slots.get(server);
+        if (slot === undefined) return;
+        const before = this.session.visibleFingerprint(slot.view, slot.link.lastKnownTools);
+        await slot.link.toolsChanged();
+        const after = this.session.visibleFingerprint(slot.view, slot.link.lastKnownTools);
+        // Announced only when what this client sees changed: a tool it cannot see is not its news.
+        if (this.options.mode === "direct" && before !== after) this.notifyClient(notification.method);
         return;
+      }
       case "notifications/resources/list_changed":
       case "notifications/prompts/list_changed":
         this.notifyClient(notification.method);
         return;
       case "notifications/resources/updated":
-        if (typeof params.uri !== "string") return;
+        // Only a resource this session subscribed to (a server shared by sessions updates each its own).
+        if (typeof params.uri !== "string" || this.subscriptions.get(server)?.has(params.uri) !== true) return;
         this.notifyClient(
           notification.method,
           { ...params, uri: exposedResourceUri(server, params.uri) },

@@ -22,6 +22,8 @@ export interface ResourceRouterDeps {
   forward(slot: ServerSlot, method: string, params: Json, scope: RequestScope): Promise<Json>;
   /** Resource subscriptions per server (the server's own URIs), renewed by the session after a reconnection. */
   subscriptions: Map<string, Set<string>>;
+  /** Whether another session sharing the server still subscribes to `uri` (then unsubscribing stays here). */
+  stillSubscribed(slot: ServerSlot, uri: string): boolean;
   log(line: string): void;
 }
 
@@ -102,6 +104,10 @@ export class ResourceRouter {
     const slot = split === null ? undefined : this.slotOf(split.server);
     if (split === null || slot === undefined) {
       throw new RelayedError(INVALID_PARAMS, `Resource ${String(uri)} not found`);
+    }
+    if (method === "resources/unsubscribe" && this.deps.stillSubscribed(slot, split.uri)) {
+      this.deps.subscriptions.get(slot.name)?.delete(split.uri);
+      return {};
     }
     const result = await this.deps.forward(slot, method, { ...params, uri: split.uri }, scope);
     if (method === "resources/subscribe" || method === "resources/unsubscribe") {

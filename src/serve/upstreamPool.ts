@@ -11,10 +11,13 @@ import { RelayedError } from "./relay.js";
  * `"share": "session"` (servers that keep per-client state); once for every client with `"share": "all"`.
  * 10 sessions over 3 servers are then 3 processes, not 30.
  *
- * What a shared server sends goes to the session it belongs to: its requests (sampling, elicitation, roots)
- * to the one session with a request in flight to it; when that cannot be told (none or several), the
- * request is refused with an error, never sent to a client it may not be for. A server used by one session
- * only is that session's, as without sharing. Notifications go to the busy session, else to every member.
+ * What a shared server sends goes only to the session it belongs to: its requests (sampling, elicitation,
+ * roots) and its messages about a request (log messages, elicitation completion) to the one session with a
+ * request in flight to it; when that cannot be told (none or several), a request is refused with an error
+ * and a message is dropped (with a line on stderr), never sent to a client it may not be for. A resource
+ * update goes to the sessions that subscribed to that resource, a list change to every session (each
+ * decides again what its client sees). A server used by one session only is that session's, as without
+ * sharing.
  */
 
 /** What a session is to a shared server: the handlers of its own link, plus how busy it is. */
@@ -32,7 +35,16 @@ export interface LinkMember {
   ): Promise<void>;
   catalogFetched(server: string, snapshot: CatalogSnapshot): void;
   upstreamUp(server: string, upstream: Upstream, reconnected: boolean): void;
+  /** Whether this session subscribed to `uri` (the server's own) of `server`. */
+  subscribed(server: string, uri: string): boolean;
 }
+
+/** Notifications every member hears: each session decides again what its client sees. */
+const TO_EVERY_MEMBER = new Set([
+  "notifications/tools/list_changed",
+  "notifications/resources/list_changed",
+  "notifications/prompts/list_changed",
+]);
 
 type RequestContext = Parameters<NonNullable<Client["fallbackRequestHandler"]>>[1];
 
@@ -52,6 +64,8 @@ export function shareKey(config: McpServerConfig, principal: string, sessionId: 
 export class UpstreamPool {
   private readonly entries = new Map<string, Entry>();
 
+  constructor(private readonly log: (line: string) => void = () => {}) {}
+
   /** Live upstream links (for tests and benchmarks: one per shared server). */
   get size(): number {
     return this.entries.size;
@@ -70,11 +84,19 @@ export class UpstreamPool {
     let entry = this.entries.get(key);
     if (entry === undefined) {
       const members = new Set<LinkMember>();
-      entry = { link: make(dispatch(server, members)), members };
+      entry = { link: make(dispatch(server, members, this.log)), members };
       this.entries.set(key, entry);
     }
     entry.members.add(member);
     return entry.link;
+  }
+
+  /** Whether a member other than `member` of the link at `key` subscribed to `uri` of `server`. */
+  othersSubscribed(key: string, member: LinkMember, server: string, uri: string): boolean {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return false;
+    for (const m of entry.members) if (m !== member && m.subscribed(server, uri)) return true;
+    return false;
   }
 
   /** Leaves the link; the last member to leave closes it (and stops the server). */
@@ -88,7 +110,11 @@ export class UpstreamPool {
   }
 }
 
-function dispatch(server: string, members: Set<LinkMember>): Omit<LinkHooks, "log"> {
+function dispatch(
+  server: string,
+  members: Set<LinkMember>,
+  log: (line: string) => void,
+): Omit<LinkHooks, "log"> {
   /** The member a message of the server is for: the only member, else the only busy one, else none. */
   const owner = (): { member: LinkMember } | { busy: number } => {
     if (members.size === 1) return { member: [...members][0]! };
@@ -107,13 +133,24 @@ function dispatch(server: string, members: Set<LinkMember>): Omit<LinkHooks, "lo
       };
       client.fallbackNotificationHandler = async (notification) => {
         const message = notification as { method: string; params?: Record<string, unknown> };
-        // A catalog change is the server's, not one session's: every member hears it (the members' refetches
-        // of the one catalog join into one).
-        const found = owner();
-        const to =
-          "member" in found && message.method !== "notifications/tools/list_changed"
-            ? [found.member]
-            : [...members];
+        let to: LinkMember[];
+        if (TO_EVERY_MEMBER.has(message.method)) {
+          // A catalog change is the server's, not one session's: every member hears it (the members'
+          // refetches of the one catalog join into one).
+          to = [...members];
+        } else if (message.method === "notifications/resources/updated") {
+          const uri = message.params?.uri;
+          to = typeof uri === "string" ? [...members].filter((m) => m.subscribed(server, uri)) : [];
+        } else {
+          const found = owner();
+          if ("member" in found) to = [found.member];
+          else {
+            to = [];
+            log(
+              `dropped ${message.method} of shared MCP server '${server}': ${found.busy === 0 ? "no client has a request in flight to it" : `${found.busy} clients have requests in flight to it`}, so who it is for cannot be told`,
+            );
+          }
+        }
         await Promise.all(to.map((m) => m.serverNotification(server, message)));
       };
     },

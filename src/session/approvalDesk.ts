@@ -1,17 +1,19 @@
 import { randomUUID } from "node:crypto";
+import { mayAnswer, type Operator, type Principal } from "../engine/model/principal.js";
 import type { ApprovalOutcome } from "./approvalQuestion.js";
 
 /**
  * Approvals out of band: a call under `approval_required` from a client that cannot ask its person
- * (no form-mode elicitation) waits here, bounded by the approval timeout, until someone with the dashboard
- * approves or denies it. Each answer says who gave it. Bounded: at most MAX_PENDING calls wait at once; a
- * call beyond that is refused at once, never queued without limit.
+ * (no form-mode elicitation) waits here, bounded by the approval timeout, until an operator with the right
+ * to answer it (an approver of the dashboard, never the principal that made the call, and only for the
+ * principals their `approves:` names) approves or denies it. Each answer records the approver's principal.
+ * Bounded per principal and in all: one principal filling its share cannot make another's call fail.
  */
 
 export interface PendingApproval {
   id: string;
-  /** Who asked: the client (token or OAuth principal) and its session. */
-  client: string;
+  /** Who asked: the principal that made the call, and its session. */
+  principal: Principal;
   session: string;
   server: string | null;
   tool: string;
@@ -25,15 +27,33 @@ interface Waiting extends PendingApproval {
   settle(outcome: ApprovalOutcome): void;
 }
 
-const MAX_PENDING = 256;
+export interface DeskLimits {
+  /** Most calls waiting at once, all principals together. */
+  total: number;
+  /** Most calls of one principal waiting at once. */
+  perPrincipal: number;
+}
+
+export const DEFAULT_DESK_LIMITS: DeskLimits = { total: 256, perPrincipal: 32 };
+
+export type Answered = { ok: true } | { ok: false; status: 403 | 404; why: string };
 
 export class ApprovalDesk {
   private readonly waiting = new Map<string, Waiting>();
   private readonly listeners = new Set<() => void>();
 
-  /** Calls waiting now, oldest first. */
-  pending(): PendingApproval[] {
-    return [...this.waiting.values()].map(({ settle: _settle, ...shown }) => shown);
+  constructor(private readonly limits: DeskLimits = DEFAULT_DESK_LIMITS) {}
+
+  /** Calls waiting now that `approver` may answer, oldest first (never their own, never others'). */
+  pendingFor(approver: Operator): PendingApproval[] {
+    return [...this.waiting.values()]
+      .filter((w) => mayAnswer(approver.principal, approver.rights, w.principal).ok)
+      .map(({ settle: _settle, ...shown }) => shown);
+  }
+
+  /** How many calls wait, all principals together (the dashboard's status; no names). */
+  get size(): number {
+    return this.waiting.size;
   }
 
   /** Told whenever a call starts or stops waiting (the dashboard's live list). */
@@ -48,11 +68,19 @@ export class ApprovalDesk {
     timeoutMs: number,
     signal: AbortSignal,
   ): Promise<ApprovalOutcome> {
-    if (this.waiting.size >= MAX_PENDING) {
+    const own = [...this.waiting.values()].filter((w) => w.principal.key === request.principal.key).length;
+    if (own >= this.limits.perPrincipal) {
       return Promise.resolve({
         approved: false,
         outcome: "error",
-        detail: `${MAX_PENDING} calls already wait for approval`,
+        detail: `${own} calls of ${request.principal.name} already wait for approval in the dashboard (at most ${this.limits.perPrincipal} per principal)`,
+      });
+    }
+    if (this.waiting.size >= this.limits.total) {
+      return Promise.resolve({
+        approved: false,
+        outcome: "error",
+        detail: `${this.waiting.size} calls already wait for approval in the dashboard (at most ${this.limits.total})`,
       });
     }
     const id = randomUUID();
@@ -77,16 +105,24 @@ export class ApprovalDesk {
     });
   }
 
-  /** A person's answer; `false` when the call no longer waits (answered, timed out, cancelled). */
-  answer(id: string, approved: boolean, who: string): boolean {
+  /**
+   * An approver's answer. Refused (403) when they may not answer this call (their own, a principal their
+   * `approves:` does not name, a viewer); 404 when it no longer waits. Ids are random and shown only to
+   * those who may answer, so the 403 is reached only by someone who was given the id.
+   */
+  answer(id: string, approved: boolean, approver: Operator): Answered {
     const waiting = this.waiting.get(id);
-    if (waiting === undefined) return false;
+    if (waiting === undefined)
+      return { ok: false, status: 404, why: "that call no longer waits (answered, timed out or cancelled)" };
+    const may = mayAnswer(approver.principal, approver.rights, waiting.principal);
+    if (!may.ok) return { ok: false, status: 403, why: may.why };
+    const who = approver.principal.name;
     waiting.settle(
       approved
         ? { approved: true, by: who }
         : { approved: false, outcome: "decline", detail: `denied by ${who} in the dashboard` },
     );
-    return true;
+    return { ok: true };
   }
 
   private changed(): void {

@@ -1,5 +1,6 @@
 import { IN_ARGUMENTS_PROBLEM, type ApprovalLookup } from "../engine/controls/approval.js";
 import type { ApprovalEvidence, ApprovalKeyring } from "../engine/model/approval.js";
+import type { Principal } from "../engine/model/principal.js";
 import type {
   CallContext,
   RealpathHook,
@@ -57,6 +58,8 @@ export interface VerdictInput {
   realpath?: RealpathHook;
   /** The keys an approval artifact must be signed with. */
   approvalKeys?: ApprovalKeyring;
+  /** Who makes the call (an artifact bound to a principal approves only its calls). */
+  principal?: Principal;
 }
 
 /**
@@ -172,6 +175,7 @@ function callContext(input: VerdictInput, definition: ListedTool): CallContext {
   if (input.lookup.kind === "found") context.approval = input.lookup.artifact;
   else if (input.lookup.kind === "in-arguments") context.approvalProblem = IN_ARGUMENTS_PROBLEM;
   if (input.approvalKeys !== undefined) context.approvalKeys = input.approvalKeys;
+  if (input.principal !== undefined) context.principal = input.principal;
   if (definition.inputSchema !== undefined) context.inputSchema = definition.inputSchema;
   if (input.realpath !== undefined) context.realpath = input.realpath;
   return context;

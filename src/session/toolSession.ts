@@ -17,6 +17,7 @@ import type { ListedTool } from "./catalogPages.js";
 import { catalogToolContext, listedToolContext, type ServerView } from "./serverView.js";
 import type { CatalogSnapshot, CatalogState } from "./toolCatalog.js";
 import type { Settled } from "../state/settled.js";
+import type { Principal } from "../engine/model/principal.js";
 
 export interface ToolSessionOptions {
   identity: AuditIdentity;
@@ -37,6 +38,8 @@ export interface ToolSessionOptions {
   approvals?: { keys: ApprovalKeyring; claims: ApprovalClaims };
   /** Diagnostics: audit write failures, catalog warnings, decisions when verbose. One line, no newline. */
   log: (line: string) => void;
+  /** Who the session serves (an approval artifact bound to a principal approves only its calls). */
+  principal?: Principal;
   /** How many servers the session fronts (default 1): a deny entry is unmatched once all their catalogs are. */
   servers?: number;
   /**
@@ -283,6 +286,24 @@ export class ToolSession {
     return { shown, hidden, recorded };
   }
 
+  /**
+   * What this session's client would be shown of a catalog, as one comparable text (names and definitions
+   * of the visible tools), without recording anything: a change of the server's list is announced to a
+   * client only when this changes (another principal's tools are none of its business).
+   */
+  visibleFingerprint(server: ServerView, catalog: CatalogSnapshot | null): string {
+    if (catalog === null) return "";
+    const shown: unknown[] = [];
+    for (const tool of catalog.tools.values()) {
+      const verdict = server.gate.visibility(
+        tool,
+        listedToolContext(server, () => catalog.exactSchemaText(tool.name)),
+      );
+      if (verdict.visible || this.dryRun) shown.push(tool);
+    }
+    return JSON.stringify(shown);
+  }
+
   /** Tools a meta search returned: shown to the client from now on. */
   markShown(server: ServerView, names: readonly string[]): void {
     for (const name of names) this.shownTools.add(shownKey(server, name));
@@ -310,6 +331,7 @@ export class ToolSession {
       shownBefore: this.shownTools.has(shownKey(call.server, call.tool)),
       cannotAsk: call.cannotAsk,
       approvalKeys: this.approvalKeys,
+      ...(this.options.principal === undefined ? {} : { principal: this.options.principal }),
       ...(call.server.realpath === undefined ? {} : { realpath: call.server.realpath }),
     });
     return stepFor(this.pipeline, hand, verdict);

@@ -38,6 +38,7 @@ import { answerOAuthDiscovery, isOAuthDiscoveryPath } from "./oauthDiscovery.js"
 import { forwardToOwner, wasForwarded, type SessionDirectory } from "./replicaForward.js";
 import { oauthIdentity, type OAuthEndpoint } from "./httpAuth.js";
 import { accepts, isJsonContentType, readBody, sendError } from "./httpMessages.js";
+import type { Principal } from "../engine/model/principal.js";
 
 /**
  * `toolgate serve --http`: the Streamable HTTP endpoint (`/mcp`) on node:http. Every request is checked in
@@ -57,17 +58,21 @@ export interface McpSessionEndpoint {
   onclose: (() => void) | undefined;
 }
 
+/** Who a request was admitted as: everything here that says "who" (sessions, quotas) keys on its principal. */
 export interface HttpClientIdentity {
-  /** SHA-256 of the token. */
-  digest: Buffer;
-  /** Shown in logs and the audit log. */
-  label: string;
+  principal: Principal;
 }
 
 export interface HttpServeOptions<T extends HttpClientIdentity> {
   host: string;
   port: number;
-  tokens: readonly T[];
+  /** The static tokens /mcp admits (each with the SHA-256 of the token). */
+  tokens: readonly (T & { digest: Buffer })[];
+  /**
+   * Static tokens of principals that may not use /mcp (operators: `use: [dashboard]`): answered 403 with
+   * why, rather than 401 as if the token were unknown.
+   */
+  otherDoorTokens?: readonly { digest: Buffer; principal: Principal }[];
   allowedOrigins: readonly string[];
   allowedHosts: readonly string[];
   maxBodyBytes: number;
@@ -122,6 +127,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
   options: HttpServeOptions<T>,
 ): Promise<RunningHttpServer> {
   const tokens = new BearerTokens(options.tokens);
+  const otherDoor = new BearerTokens(options.otherDoorTokens ?? []);
   const origins = new Set(options.allowedOrigins.map(normalizeOrigin));
   const sessions = new Map<string, LiveSession<T>>();
   const limits = {
@@ -160,6 +166,13 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     }
     if (path !== MCP_PATH) {
       sendError(res, 404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
+      return;
+    }
+    const operator = otherDoor.match(req.headers.authorization);
+    if (operator !== null) {
+      const reason = `${operator.principal.name} may not call tools (its tokens-file entry has no 'mcp' in use:); an MCP client needs an entry with use: [mcp]`;
+      options.onAuthRefused?.({ method: `HTTP ${String(req.method)}`, status: 403, code: "E_AUTH_USE", reason });
+      sendError(res, 403, -32001, `Forbidden: ${reason}`);
       return;
     }
     const token =
@@ -217,8 +230,8 @@ export async function startHttpServer<T extends HttpClientIdentity>(
         );
       }
     }
-    // Another token's session is answered exactly like one that does not exist.
-    if (live === undefined || live.token !== token || live.transport.isClosed) {
+    // Another principal's session is answered exactly like one that does not exist.
+    if (live === undefined || live.token.principal.key !== token.principal.key || live.transport.isClosed) {
       sendError(res, 404, -32001, "Session not found");
       return null;
     }
@@ -319,12 +332,12 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     const admission = admitSession(
       [...sessions].map(([id, live]) => ({
         id,
-        token: live.token,
+        token: live.token.principal.key,
         lastSeen: live.lastSeen,
         inUse: live.transport.busy || live.transport.streaming,
       })),
-      token,
-      token.label,
+      token.principal.key,
+      token.principal.name,
       limits,
     );
     if (admission.kind === "refuse") {
@@ -336,7 +349,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       // Out of the map now, so its next request gets 404 and the slot is free for this one.
       sessions.delete(admission.evict);
       options.log(
-        `session ${admission.evict} (${evicted.token.label}) evicted, idle ${Math.round((Date.now() - evicted.lastSeen) / 1000)} s without an open stream: ${admission.why}`,
+        `session ${admission.evict} (${evicted.token.principal.name}) evicted, idle ${Math.round((Date.now() - evicted.lastSeen) / 1000)} s without an open stream: ${admission.why}`,
       );
       void evicted.session.close();
     }
@@ -346,7 +359,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       session = options.createSession(token, sessionId);
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
-      options.log(`refused a session for ${token.label}: ${text}`);
+      options.log(`refused a session for ${token.principal.name}: ${text}`);
       sendError(res, 500, -32603, `toolgate could not open a session: ${text}`, {}, classified.message.id);
       return;
     }
@@ -364,10 +377,10 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     session.onclose = () => {
       if (sessions.get(sessionId) === live) sessions.delete(sessionId);
       void directory?.disown(sessionId).catch(() => undefined);
-      options.log(`session ${sessionId} (${token.label}) closed`);
+      options.log(`session ${sessionId} (${token.principal.name}) closed`);
     };
     await session.connect(transport);
-    options.log(`session ${sessionId} opened for ${token.label}`);
+    options.log(`session ${sessionId} opened for ${token.principal.name}`);
     transport.post(message, res, req.headers);
   };
 
@@ -398,12 +411,12 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       res.writeHead(202).end();
       return;
     }
-    let principal: Principal;
+    let principal: PrincipalSession;
     try {
       principal = principalOf(token);
     } catch (error) {
       const text = error instanceof Error ? error.message : String(error);
-      options.log(`refused a request of ${token.label}: ${text}`);
+      options.log(`refused a request of ${token.principal.name}: ${text}`);
       sendError(res, 500, -32603, `toolgate could not serve the request: ${text}`, {}, id);
       return;
     }
@@ -430,25 +443,26 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       principalOf(token).endpoint.refused(method, id, error);
     } catch (failure) {
       options.log(
-        `could not record a refusal for ${token.label}: ${failure instanceof Error ? failure.message : String(failure)}`,
+        `could not record a refusal for ${token.principal.name}: ${failure instanceof Error ? failure.message : String(failure)}`,
       );
     }
     sendError(res, 400, error.code, error.message, {}, id, error.data);
   };
 
-  interface Principal {
+  /** The gateway session serving one principal's modern-era requests. */
+  interface PrincipalSession {
     endpoint: McpSessionEndpoint;
     lastSeen: number;
     /** Exchanges in progress. */
     active: number;
   }
-  const principals = new Map<T, Principal>();
-  const principalOf = (token: T): Principal => {
-    let found = principals.get(token);
+  const principals = new Map<string, PrincipalSession>();
+  const principalOf = (token: T): PrincipalSession => {
+    let found = principals.get(token.principal.key);
     if (found === undefined) {
       found = { endpoint: options.createPrincipal(token), lastSeen: Date.now(), active: 0 };
-      principals.set(token, found);
-      options.log(`serving ${token.label} in protocol revision ${MODERN_VERSIONS[0]} (no session)`);
+      principals.set(token.principal.key, found);
+      options.log(`serving ${token.principal.name} in protocol revision ${MODERN_VERSIONS[0]} (no session)`);
     }
     return found;
   };
@@ -503,7 +517,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       for (const [id, live] of sessions) {
         if (now - live.lastSeen > options.idleTimeoutMs && !live.transport.busy) {
           options.log(
-            `session ${id} (${live.token.label}) idle for ${Math.round((now - live.lastSeen) / 1000)} s`,
+            `session ${id} (${live.token.principal.name}) idle for ${Math.round((now - live.lastSeen) / 1000)} s`,
           );
           void live.session.close();
         }

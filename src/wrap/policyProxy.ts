@@ -1,3 +1,4 @@
+import { localPrincipal } from "../engine/model/principal.js";
 import type { AuditSink } from "../audit/sink.js";
 import type { ApprovalKeyring } from "../engine/model/approval.js";
 import type { ApprovalClaims } from "../session/approvalClaims.js";
@@ -140,6 +141,8 @@ export class PolicyProxy {
       verbose: options.verbose === true,
       approvalTimeoutMs,
       log: options.log,
+      // wrap's one client: an artifact bound to 'stdio' approves its calls.
+      principal: localPrincipal("stdio"),
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     });
     this.server = {

@@ -10,6 +10,7 @@ import {
   type ApprovalKeyring,
   type ApprovalSummary,
 } from "../model/approval.js";
+import type { Principal } from "../model/principal.js";
 
 /**
  * The approval artifact of the reference format (`_meta.approval`), checked without asking anyone.
@@ -20,6 +21,9 @@ import {
  *   callResources.ts); toolgate also accepts a list of strings, for a call that names several (a move's
  *   source and destination). The reference gate requires it always and so can never approve a call without
  *   a resource; toolgate accepts its absence exactly when the call names none.
+ * - `bound_principal` (toolgate's): whose call it approves. A string names a static-token principal (its
+ *   tokens-file entry; `stdio` for wrap's and serve --stdio's one client); `{iss, sub}` an OAuth principal
+ *   by its issuer **and** subject (never the entry alone, which many subjects share). Absent: any caller's.
  * - `scope`: a free-text summary of what was approved; recorded, not enforced (as in the reference gate).
  * - Anything else is kept: it is part of the digest, not of the check.
  *
@@ -50,8 +54,12 @@ export interface ApprovalArtifact {
   boundTool: string;
   /** Empty when the artifact binds no resource. */
   boundResources: string[];
+  /** `bound_principal`; absent: the artifact approves a call of any principal. */
+  boundPrincipal?: BoundPrincipal;
   scope?: string;
 }
+
+export type BoundPrincipal = string | { iss: string; sub: string };
 
 export type ApprovalCheck =
   ({ ok: true } & ApprovalEvidence) | { ok: false; reason: string; digest?: string };
@@ -63,6 +71,8 @@ export interface ApprovalCall {
   now: Date;
   /** The keys an artifact must be signed with; absent or empty: no artifact approves. */
   keys?: ApprovalKeyring;
+  /** Who makes the call; absent: unknown (an artifact bound to a principal then approves nothing). */
+  principal?: Principal;
 }
 
 const REQUIRED = ["approval_id", "approver", "issued_at", "expires_at", "bound_tool"] as const;
@@ -111,6 +121,25 @@ export function parseApprovalArtifact(
     boundTool: summary.bound_tool,
     boundResources,
   };
+  const principal = value.bound_principal;
+  if (principal !== undefined) {
+    if (typeof principal === "string" && principal !== "") artifact.boundPrincipal = principal;
+    else if (
+      isPlainObject(principal) &&
+      typeof principal.iss === "string" &&
+      principal.iss !== "" &&
+      typeof principal.sub === "string" &&
+      principal.sub !== ""
+    )
+      artifact.boundPrincipal = { iss: principal.iss, sub: principal.sub };
+    else
+      return {
+        ok: false,
+        reason:
+          "the approval artifact's bound_principal must be a tokens-file entry's name or {iss, sub} of an OAuth principal",
+      };
+    summary.bound_principal = artifact.boundPrincipal;
+  }
   if (value.scope !== undefined) {
     if (typeof value.scope !== "string") {
       return { ok: false, reason: "the approval artifact's scope must be a string" };
@@ -172,6 +201,9 @@ function artifactProblem(a: ApprovalArtifact, call: ApprovalCall): string | null
   if (now >= expires) return `the approval expired at '${a.expiresAt}' (now ${call.now.toISOString()})`;
 
   if (a.boundTool !== call.tool) return `the approval is for tool '${a.boundTool}', not '${call.tool}'`;
+  if (a.boundPrincipal !== undefined && !boundTo(a.boundPrincipal, call.principal)) {
+    return `the approval is for the calls of ${describeBound(a.boundPrincipal)}, not of ${call.principal?.name ?? "an unknown caller"}`;
+  }
 
   const wanted =
     call.resource === undefined
@@ -192,6 +224,16 @@ function artifactProblem(a: ApprovalArtifact, call: ApprovalCall): string | null
     }
   }
   return null;
+}
+
+function boundTo(bound: BoundPrincipal, caller: Principal | undefined): boolean {
+  if (caller === undefined) return false;
+  if (typeof bound === "string") return caller.kind !== "oauth" && caller.entry === bound;
+  return caller.kind === "oauth" && caller.issuer === bound.iss && caller.subject === bound.sub;
+}
+
+function describeBound(bound: BoundPrincipal): string {
+  return typeof bound === "string" ? `'${bound}'` : `subject '${bound.sub}' at ${bound.iss}`;
 }
 
 function list(values: readonly string[]): string {

@@ -10,6 +10,8 @@ export interface ApprovalSummary {
   expires_at: string;
   bound_tool: string;
   bound_resource?: string | string[];
+  /** Whose call it approves: a tokens-file entry's name, or an OAuth principal's issuer and subject. */
+  bound_principal?: string | { iss: string; sub: string };
   scope?: string;
   /** The key that signed it. */
   signed_by?: ApprovalSigner;

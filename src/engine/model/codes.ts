@@ -17,7 +17,13 @@ export const GATEWAY_REFUSAL_CODES = [
 ] as const;
 
 /** Requests of serve --http refused before any session: credentials missing, invalid, short of a scope, unmapped. */
-export const AUTH_CODES = ["E_AUTH_REQUIRED", "E_AUTH_TOKEN", "E_AUTH_SCOPE", "E_AUTH_PRINCIPAL"] as const;
+export const AUTH_CODES = [
+  "E_AUTH_REQUIRED",
+  "E_AUTH_TOKEN",
+  "E_AUTH_SCOPE",
+  "E_AUTH_PRINCIPAL",
+  "E_AUTH_USE",
+] as const;
 
 /** Findings about a policy file (loader, lint, migration). */
 export const POLICY_FILE_CODES = [

@@ -1,6 +1,7 @@
 import type { RedactContract } from "./policy.js";
 import type { SourceRef } from "./source.js";
 import type { ApprovalEvidence, ApprovalKeyring } from "./approval.js";
+import type { Principal } from "./principal.js";
 import type { ReasonCode } from "./reasonCodes.js";
 
 /** The rule that decided: a policy entry, a whitelist layer's pattern, a limit, an enforcement setting. */
@@ -86,6 +87,8 @@ export interface CallContext {
   approvalProblem?: string;
   /** The keys an artifact must be signed with; absent: no artifact approves. */
   approvalKeys?: ApprovalKeyring;
+  /** Who makes the call: an artifact bound to a principal (`bound_principal`) approves only its calls. */
+  principal?: Principal;
   /** The time to judge an artifact's validity against; default: the current time. */
   now?: Date;
   /**

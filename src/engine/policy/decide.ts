@@ -215,6 +215,7 @@ function approvalStep(
       resource,
       now: context.now ?? new Date(),
       ...(context.approvalKeys === undefined ? {} : { keys: context.approvalKeys }),
+      ...(context.principal === undefined ? {} : { principal: context.principal }),
     });
     if (check.ok) {
       const { digest, profile, summary } = check;

@@ -60,12 +60,42 @@ describe("tokens file", () => {
     [
       "an unknown key (a typo must not widen access)",
       "- token: aaaaaaaaaaaaaaaaaaaa\n  rol: reviewer\n",
-      "tokens.yaml:2:3: error E_TOKENS_FIELD [0].rol: unknown field 'rol' (known: name, token, token_sha256, claims, role, agent, session, skills, node); refused rather than ignored, since an ignored restriction would widen access",
+      "tokens.yaml:2:3: error E_TOKENS_FIELD [0].rol: unknown field 'rol' (known: name, token, token_sha256, claims, role, agent, session, skills, node, use, dashboard, approves); refused rather than ignored, since an ignored restriction would widen access",
     ],
     [
       "skills as a string",
       "- token: aaaaaaaaaaaaaaaaaaaa\n  skills: triage\n",
       "tokens.yaml:2:11: error E_TOKENS_FIELD [0].skills: 'skills' must be a list of skill names, but this is a string (triage)",
+    ],
+    [
+      "two entries with one name",
+      "- name: alice\n  token: aaaaaaaaaaaaaaaaaaaa\n- name: alice\n  claims: { scope: read }\n",
+      "tokens.yaml:3:3: error E_TOKENS_DUPLICATE [1]: the name 'alice' is already used by the entry at line 1; every entry needs a name of its own, since limits, sessions, approvals and the audit log key on it",
+    ],
+    [
+      "an unknown use",
+      "- name: a\n  token: aaaaaaaaaaaaaaaaaaaa\n  use: [mcp, dashbaord]\n",
+      "tokens.yaml:3:8: error E_TOKENS_FIELD [0].use: 'use' must list what this principal may use: mcp, dashboard (e.g. use: [dashboard]), but this is 'dashbaord'",
+    ],
+    [
+      "dashboard: without use: dashboard",
+      "- name: a\n  token: aaaaaaaaaaaaaaaaaaaa\n  dashboard: approver\n",
+      "tokens.yaml:3:14: error E_TOKENS_FIELD [0].dashboard: 'dashboard: approver' has no effect unless use lists dashboard: write use: [dashboard] (or [mcp, dashboard])",
+    ],
+    [
+      "approves: for a viewer",
+      "- name: a\n  token: aaaaaaaaaaaaaaaaaaaa\n  use: [dashboard]\n  approves: [a]\n",
+      "tokens.yaml:4:13: error E_TOKENS_FIELD [0].approves: 'approves' applies to approvers only: add dashboard: approver (and use: [dashboard])",
+    ],
+    [
+      "approves: naming no entry",
+      "- name: a\n  token: aaaaaaaaaaaaaaaaaaaa\n  use: [dashboard]\n  dashboard: approver\n  approves: [ci]\n",
+      "tokens.yaml:5:14: error E_TOKENS_FIELD [0].approves[0]: 'approves' names 'ci', which no entry of this file is (names: a)",
+    ],
+    [
+      "a context for an entry that cannot call tools",
+      "- name: a\n  token: aaaaaaaaaaaaaaaaaaaa\n  use: [dashboard]\n  role: reviewer\n",
+      "tokens.yaml:4:3: error E_TOKENS_FIELD [0].role: 'role' chooses an MCP client's context, but this entry's use has no 'mcp' (it cannot call tools): remove 'role' or add mcp to use",
     ],
     [
       "the same token twice",
@@ -75,7 +105,7 @@ describe("tokens file", () => {
   ])("refuses %s with file:line", (_what, text, expected) => {
     const { entries, diagnostics } = parseTokensFile("tokens.yaml", text);
     expect(diagnostics.map(formatDiagnostic)).toEqual([expected]);
-    if (!expected.includes("DUPLICATE")) expect(entries).toEqual([]);
+    if (!expected.includes("DUPLICATE") && !expected.includes("approves[0]")) expect(entries).toEqual([]);
   });
 });
 
@@ -96,5 +126,35 @@ describe("tokens file: OAuth principals", () => {
     const typo = parseTokensFile("tokens.yaml", "- claims: { subject: x }\n");
     expect(typo.principals).toEqual([]);
     expect(typo.diagnostics.map((d) => d.message)[0]).toContain("unknown claim condition 'subject'");
+  });
+});
+
+describe("tokens file: what each principal may do", () => {
+  it("use: defaults to [mcp]; a dashboard entry is a viewer unless it says approver; approves: narrows", () => {
+    const { entries, principals, diagnostics } = parseTokensFile(
+      "tokens.yaml",
+      [
+        "- name: bot",
+        "  token: aaaaaaaaaaaaaaaaaaaa",
+        "- name: viewer",
+        "  token: bbbbbbbbbbbbbbbbbbbb",
+        "  use: [dashboard]",
+        "- name: alice",
+        "  token: cccccccccccccccccccc",
+        "  use: [mcp, dashboard]",
+        "  dashboard: approver",
+        "  approves: [bot, team]",
+        "- name: team",
+        "  claims: { groups: [mcp] }",
+        "  use: mcp",
+      ].join("\n") + "\n",
+    );
+    expect(diagnostics).toEqual([]);
+    expect(entries.map((e) => [e.label, e.rights])).toEqual([
+      ["bot", { mcp: true, dashboard: null, approves: null }],
+      ["viewer", { mcp: false, dashboard: "viewer", approves: null }],
+      ["alice", { mcp: true, dashboard: "approver", approves: ["bot", "team"] }],
+    ]);
+    expect(principals[0]!.rights).toEqual({ mcp: true, dashboard: null, approves: null });
   });
 });

@@ -11,6 +11,7 @@ import {
   secretsEqual,
 } from "../../../src/dashboard/guard.js";
 import { csrfValid, SessionStore } from "../../../src/dashboard/sessions.js";
+import { localPrincipal } from "../../../src/engine/model/principal.js";
 
 const hosts = acceptedHosts("127.0.0.1", 4747);
 
@@ -102,15 +103,20 @@ describe("parsing", () => {
   });
 });
 
+const OPERATOR = {
+  principal: localPrincipal("operator"),
+  rights: { mcp: false, dashboard: "viewer" as const, approves: null },
+};
+
 describe("sessions and CSRF tokens", () => {
   it("a session is found by its id, with its own CSRF token", () => {
     const store = new SessionStore();
-    const { id, session } = store.create();
+    const { id, session } = store.create(OPERATOR);
     expect(store.get(id)).toBe(session);
     expect(store.get(id + "x")).toBeNull();
     expect(store.get(undefined)).toBeNull();
     expect(csrfValid(session, session.csrf)).toBe(true);
-    expect(csrfValid(session, store.create().session.csrf)).toBe(false);
+    expect(csrfValid(session, store.create(OPERATOR).session.csrf)).toBe(false);
     expect(csrfValid(session, "")).toBe(false);
     expect(csrfValid(session, null)).toBe(false);
     expect(csrfValid(session, undefined)).toBe(false);
@@ -119,10 +125,10 @@ describe("sessions and CSRF tokens", () => {
   it("ends sessions idle too long and sessions too old", () => {
     let now = 0;
     const store = new SessionStore({ max: 10, idleMs: 100, maxAgeMs: 1000 }, () => now);
-    const a = store.create();
+    const a = store.create(OPERATOR);
     now = 101;
     expect(store.get(a.id)).toBeNull();
-    const b = store.create();
+    const b = store.create(OPERATOR);
     for (let t = 150; t <= 1200; t += 50) {
       now = t;
       if (t - 101 <= 1000) expect(store.get(b.id)).not.toBeNull();
@@ -132,18 +138,36 @@ describe("sessions and CSRF tokens", () => {
 
   it("is bounded: a full store drops the least recently used session", () => {
     const store = new SessionStore({ max: 3, idleMs: 1e9, maxAgeMs: 1e9 });
-    const [a, b, c] = [store.create(), store.create(), store.create()];
+    const [a, b, c] = [store.create(OPERATOR), store.create(OPERATOR), store.create(OPERATOR)];
     store.get(a.id);
-    const d = store.create();
+    const d = store.create(OPERATOR);
     expect(store.size).toBe(3);
     expect(store.get(b.id)).toBeNull();
     for (const s of [a, c, d]) expect(store.get(s.id)).not.toBeNull();
   });
 
-  it("sign-out deletes the session", () => {
+  it("sign-out deletes the session and ends what it keeps open (its live stream)", () => {
     const store = new SessionStore();
-    const { id } = store.create();
+    const { id, session } = store.create(OPERATOR);
+    let ended = 0;
+    session.onEnd.add(() => ended++);
+    expect(store.live(session)).toBe(true);
     store.delete(id);
     expect(store.get(id)).toBeNull();
+    expect(store.live(session)).toBe(false);
+    expect(ended).toBe(1);
+  });
+
+  it("an expired session ends its streams when a heartbeat asks, without the ask counting as use", () => {
+    let now = 0;
+    const store = new SessionStore({ max: 10, idleMs: 100, maxAgeMs: 1000 }, () => now);
+    const { session } = store.create(OPERATOR);
+    let ended = 0;
+    session.onEnd.add(() => ended++);
+    now = 90;
+    expect(store.live(session)).toBe(true);
+    now = 150; // 150 - 0 > 100: live() at 90 did not count as use
+    expect(store.live(session)).toBe(false);
+    expect(ended).toBe(1);
   });
 });

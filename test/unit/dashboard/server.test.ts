@@ -1,6 +1,7 @@
 // The dashboard's HTTP server in-process, over a real configuration directory and a catalog fetcher that
 // returns fixed catalogs: who gets what without a session, the sign-in, and every POST's origin and CSRF
 // checks, with raw requests (so Host, Origin and Referer are exactly what the test says).
+import { localPrincipal } from "../../../src/engine/model/principal.js";
 import { request } from "node:http";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -99,7 +100,10 @@ beforeAll(async () => {
   dashboard = await startDashboard({
     host: "127.0.0.1",
     port: 0,
-    signIn: (presented) => (presented === TOKEN ? "operator" : null),
+    signIn: (presented) =>
+      presented === TOKEN
+        ? { principal: localPrincipal("operator"), rights: { mcp: false, dashboard: "viewer", approves: null } }
+        : { refused: "That is not the dashboard's token." },
     dir,
     auditLogs: [join(dir, "missing.jsonl")],
     locatePolicy: () => null,

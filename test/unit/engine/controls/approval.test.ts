@@ -15,6 +15,7 @@ import {
   SIGNED_PREFIX,
 } from "../../../../src/engine/controls/approvalSignature.js";
 import { signed, TEST_APPROVAL_SECRET, TEST_KEYS } from "../../../support/approvalKeys.js";
+import { oauthPrincipal, tokenPrincipal } from "../../../../src/engine/model/principal.js";
 
 const now = new Date("2026-05-01T12:00:00Z");
 const artifact = {
@@ -244,4 +245,43 @@ describe("parseRfc3339", () => {
     "2026-05-01",
     "2026-05-01T12:00:00+2:00",
   ])("refuses %s", (text) => expect(parseRfc3339(text)).toBeNull());
+});
+
+describe("checkApprovalArtifact: bound_principal", () => {
+  const ci = tokenPrincipal("ci");
+  const aliceA = oauthPrincipal("team", "https://idp-a.example", "alice");
+  const aliceB = oauthPrincipal("team", "https://idp-b.example", "alice");
+  const bob = oauthPrincipal("team", "https://idp-a.example", "bob");
+
+  it("a name binds a static-token principal: its calls only, never an OAuth entry of that name", () => {
+    const bound = { ...artifact, bound_principal: "ci" };
+    expect(check(bound, { ...call, principal: ci }).ok).toBe(true);
+    expect(check(bound, { ...call, principal: tokenPrincipal("other") })).toMatchObject({
+      ok: false,
+      reason: "the approval is for the calls of 'ci', not of other",
+    });
+    expect(check(bound, { ...call, principal: oauthPrincipal("ci", "https://idp-a.example", "x") }).ok).toBe(
+      false,
+    );
+    expect(check(bound, call)).toMatchObject({ ok: false, reason: expect.stringContaining("unknown caller") });
+  });
+
+  it("{iss, sub} binds an OAuth principal by issuer and subject: not the same subject at another issuer", () => {
+    const bound = { ...artifact, bound_principal: { iss: "https://idp-a.example", sub: "alice" } };
+    const r = check(bound, { ...call, principal: aliceA });
+    expect(r.ok).toBe(true);
+    expect(r.ok && r.summary.bound_principal).toEqual({ iss: "https://idp-a.example", sub: "alice" });
+    expect(check(bound, { ...call, principal: aliceB }).ok).toBe(false);
+    expect(check(bound, { ...call, principal: bob }).ok).toBe(false);
+    expect(check(bound, { ...call, principal: tokenPrincipal("alice") }).ok).toBe(false);
+  });
+
+  it("refuses a malformed bound_principal rather than ignoring it", () => {
+    for (const bad of ["", 7, { iss: "https://idp-a.example" }, { sub: "alice" }, ["ci"]]) {
+      expect(check({ ...artifact, bound_principal: bad }, { ...call, principal: ci })).toMatchObject({
+        ok: false,
+        reason: expect.stringContaining("bound_principal must be"),
+      });
+    }
+  });
 });
