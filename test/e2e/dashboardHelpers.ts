@@ -59,9 +59,13 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** Signs in through the page's own form, as a person would. */
-export async function signIn(page: Page, dashboard: RunningDashboard): Promise<void> {
+export async function signIn(
+  page: Page,
+  dashboard: RunningDashboard,
+  token = DASHBOARD_TOKEN,
+): Promise<void> {
   await page.goto(dashboard.url);
-  await page.getByLabel("Token").fill(DASHBOARD_TOKEN);
+  await page.getByLabel("Token").fill(token);
   await Promise.all([page.waitForURL(dashboard.url), page.getByRole("button", { name: "Sign in" }).click()]);
 }
 
