@@ -14,7 +14,12 @@ import type { Principal } from "../engine/model/principal.js";
  */
 export class ApprovalChannel {
   constructor(
-    private readonly options: { timeoutMs: number; principal: Principal; session: string; desk?: ApprovalDesk },
+    private readonly options: {
+      timeoutMs: number;
+      principal: Principal;
+      session: string;
+      desk?: ApprovalDesk;
+    },
   ) {}
 
   /** `null` when someone can be asked about this request's call; else why not. */

@@ -117,6 +117,8 @@ export class GatewaySession implements ClientHandler {
   /** Modern clients' `subscriptions/listen` streams, with what each asked for. */
   private readonly listeners = new Set<{ scope: RequestScope; honored: Set<string> }>();
   private closed = false;
+  /** Per server, what this session's client was last shown of its tools (see visibleFingerprint). */
+  private readonly shownLists = new Map<string, string>();
   private readonly approvalTimeoutMs: number;
   /** The servers this session uses, shared or its own (a pool of its own when none is given). */
   private readonly pool: UpstreamPool;
@@ -203,6 +205,7 @@ export class GatewaySession implements ClientHandler {
       asksOutOfBand: (scope) => this.asker.outOfBand(scope as RequestScope),
       eraOf: (scope) => (scope as RequestScope).era,
       headersOf: (scope) => (scope as RequestScope).headers,
+      listed: (server, shown) => this.shownLists.set(server, JSON.stringify(shown)),
       rounds: new ApprovalRounds({
         codec: options.requestStates ?? RequestStateCodec.ephemeral(),
         claims: options.approvals?.claims ?? new MemoryApprovalClaims(),
@@ -483,11 +486,14 @@ export class GatewaySession implements ClientHandler {
       case "notifications/tools/list_changed": {
         const slot = this.slots.get(server);
         if (slot === undefined) return;
-        const before = this.session.visibleFingerprint(slot.view, slot.link.lastKnownTools);
         await slot.link.toolsChanged();
-        const after = this.session.visibleFingerprint(slot.view, slot.link.lastKnownTools);
-        // Announced only when what this client sees changed: a tool it cannot see is not its news.
-        if (this.options.mode === "direct" && before !== after) this.notifyClient(notification.method);
+        const state = await slot.link.catalogState();
+        const now = state.ok ? this.session.visibleFingerprint(slot.view, state.snapshot) : "(unavailable)";
+        // Announced only when what this client sees differs from what it was last shown (or told of): a
+        // tool its context hides is not its news.
+        if (this.options.mode !== "direct" || this.shownLists.get(server) === now) return;
+        this.shownLists.set(server, now);
+        this.notifyClient(notification.method);
         return;
       }
       case "notifications/resources/list_changed":
@@ -496,7 +502,8 @@ export class GatewaySession implements ClientHandler {
         return;
       case "notifications/resources/updated":
         // Only a resource this session subscribed to (a server shared by sessions updates each its own).
-        if (typeof params.uri !== "string" || this.subscriptions.get(server)?.has(params.uri) !== true) return;
+        if (typeof params.uri !== "string" || this.subscriptions.get(server)?.has(params.uri) !== true)
+          return;
         this.notifyClient(
           notification.method,
           { ...params, uri: exposedResourceUri(server, params.uri) },

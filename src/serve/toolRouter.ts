@@ -83,6 +83,8 @@ export interface RouterDeps {
   eraOf(request: RequestHandle): Era;
   /** A modern HTTP request's headers (mirroring parts of the body), else `undefined`. */
   headersOf(request: RequestHandle): HeaderBag | undefined;
+  /** What the client was shown of a server's tools (direct mode's tools/list). */
+  listed?(server: string, shown: readonly unknown[]): void;
   /** Approval in the modern era: toolgate's `input_required` question and the state of its retries. */
   rounds: ApprovalRounds;
   log(line: string): void;
@@ -139,6 +141,7 @@ export class ToolRouter {
         unshowable: (name) => name === "",
       });
       if (!listed.recorded) throw new RelayedError(LIST_NOT_RECORDED.code, LIST_NOT_RECORDED.message);
+      this.deps.listed?.(slot.name, listed.shown);
       for (const tool of listed.shown) {
         const exposed = exposedName(slot.name, tool.name);
         this.warnAboutName(exposed);

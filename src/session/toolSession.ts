@@ -287,9 +287,10 @@ export class ToolSession {
   }
 
   /**
-   * What this session's client would be shown of a catalog, as one comparable text (names and definitions
-   * of the visible tools), without recording anything: a change of the server's list is announced to a
-   * client only when this changes (another principal's tools are none of its business).
+   * What this session's client would be shown of a catalog, as one comparable text (the visible tools'
+   * definitions as `filterList` shows them, JSON), without recording anything: a change of the server's list
+   * is announced to a client only when this differs from what it was shown (another principal's tools are
+   * none of its business).
    */
   visibleFingerprint(server: ServerView, catalog: CatalogSnapshot | null): string {
     if (catalog === null) return "";

@@ -23,7 +23,7 @@ beforeAll(async () => {
   const config = configDir({
     "mcp.json": mcpJson({ m: { command: NODE, args: [join(FIXTURES, "modernServer.mjs")] } }),
     "config.yaml": "enabled_mcp_servers: all\n",
-    "tokens.yaml": `- name: people\n  claims: { client_id: dashboard }\n- name: ops\n  token: ${DASHBOARD_TOKEN}\n`,
+    "tokens.yaml": `- name: people\n  claims: { client_id: dashboard }\n  use: [dashboard]\n- name: ops\n  token: ${DASHBOARD_TOKEN}\n  use: [dashboard]\n`,
   });
   served = await serveHttp(config, [
     "--http",
