@@ -8,7 +8,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { configDir, mcpJson } from "../e2e/configDirHelpers.js";
-import { CLI, connect, NODE, outcome, ROOT, wrapCommand, writePolicy } from "../e2e/helpers.js";
+import { writeFileSync } from "node:fs";
+import { childPids, CLI, connect, NODE, outcome, ROOT, wrapCommand, writePolicy } from "../e2e/helpers.js";
 import { serveHttp, TOKEN } from "../e2e/serveHelpers.js";
 import type { AnyClient, ClientMaker, Outcome, StartOptions, SurfaceName, ToolResult } from "./surfaces.js";
 
@@ -19,7 +20,14 @@ export interface Session {
   client: AnyClient;
   stderr: () => string;
   close: () => Promise<void>;
+  /** Another client of the same gate, as another principal (serve --http with StartOptions.others). */
+  connectAs?: (principal: string) => Promise<AnyClient>;
+  /** The processes the gate runs now (serve --http). */
+  serverProcesses?: () => number;
 }
+
+/** The bearer token of a principal of StartOptions.others (the client's own is TOKEN). */
+const tokenOf = (principal: string): string => `${principal}-conformance-token-0123456789`;
 
 /** What one surface is: how it is started, and how the model sees the server through it. */
 export interface Surface {
@@ -154,22 +162,32 @@ const SERVE_DIRECT: Surface = {
 function httpSurface(name: "serve-http" | "serve-http-2026", era: "legacy" | "modern"): Surface {
   return {
     ...direct(name),
-    launch: async (o, shimmed, flags, _dir, clients) => {
+    launch: async (o, shimmed, flags, dir, clients) => {
       const cfgFlags = serveFlags(o, shimmed, flags);
-      const serve = await serveHttp(cfgFlags[1]!, ["--token", TOKEN, ...cfgFlags.slice(2)]);
+      // With other principals: a tokens file, the client's own entry named `token` as --token names it.
+      let credentials = ["--token", TOKEN];
+      if (o.others !== undefined) {
+        const file = join(dir, "tokens.yaml");
+        const entries = [["token", TOKEN], ...o.others.map((p) => [p, tokenOf(p)])];
+        writeFileSync(file, entries.map(([name, token]) => `- name: ${name}\n  token: ${token}\n`).join(""));
+        credentials = ["--tokens", file];
+      }
+      const serve = await serveHttp(cfgFlags[1]!, [...credentials, ...cfgFlags.slice(2)]);
       const url = new URL(serve.url);
-      const requestInit = { headers: { Authorization: `Bearer ${TOKEN}` } };
-      let client: AnyClient;
-      try {
+      const connectWith = async (token: string): Promise<AnyClient> => {
+        const requestInit = { headers: { Authorization: `Bearer ${token}` } };
         if (era === "legacy") {
           const legacy = clients.legacy();
           await legacy.connect(new StreamableHTTPClientTransport(url, { requestInit }));
-          client = legacy;
-        } else {
-          const modern = clients.modern();
-          await modern.connect(new ModernHttpTransport(url, { requestInit }));
-          client = modern as unknown as AnyClient;
+          return legacy;
         }
+        const modern = clients.modern();
+        await modern.connect(new ModernHttpTransport(url, { requestInit }));
+        return modern as unknown as AnyClient;
+      };
+      let client: AnyClient;
+      try {
+        client = await connectWith(TOKEN);
       } catch (error) {
         await serve.stop();
         throw error;
@@ -178,7 +196,13 @@ function httpSurface(name: "serve-http" | "serve-http-2026", era: "legacy" | "mo
         await client.close().catch(() => {});
         await serve.stop();
       };
-      return { client, stderr: serve.stderr, close };
+      return {
+        client,
+        stderr: serve.stderr,
+        close,
+        connectAs: (principal) => connectWith(tokenOf(principal)),
+        serverProcesses: () => childPids(serve.proc.pid!).length,
+      };
     },
   };
 }

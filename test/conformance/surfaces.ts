@@ -65,6 +65,19 @@ export interface StartOptions {
   capabilities?: ClientCapabilities;
   /** More environment for the real server (wrap: its own environment, which the server inherits). */
   env?: Record<string, string>;
+  /**
+   * More principals beside the client's own (named `token`, as `--token` names it): serve --http then takes
+   * a tokens file with one entry each, and `as(name)` opens a client as one of them. Surfaces that serve one
+   * client (stdio) have exactly one principal and refuse this.
+   */
+  others?: string[];
+}
+
+/** A client of another principal of the same gate (see StartOptions.others). */
+export interface PrincipalClient {
+  call(tool: string, args: Record<string, unknown>, meta?: Record<string, unknown>): Promise<ToolResult>;
+  tools(): Promise<string[]>;
+  close(): Promise<void>;
 }
 
 export type ToolResult = {
@@ -117,8 +130,15 @@ export interface GateClient {
   /** The elicitation messages the person was asked, and the whole requests. */
   readonly questions: string[];
   readonly asked: Question[];
+  /** A client of another principal (StartOptions.others). */
+  as(principal: string): Promise<PrincipalClient>;
+  /** How many processes the gate runs for its servers now (serve --http only). */
+  serverProcesses(): number;
   close(): Promise<void>;
 }
+
+/** Whether a surface serves several principals at once (HTTP with a tokens file); stdio serves one client. */
+export const manyPrincipals = (surface: SurfaceName): boolean => surface.startsWith("serve-http");
 
 function clientMaker(o: StartOptions, asked: Question[], changed: { n: number }): ClientMaker {
   const capabilities = o.capabilities ?? (o.elicit === undefined ? {} : { elicitation: { form: {} } });
@@ -203,6 +223,23 @@ export async function startSurface(name: SurfaceName, o: StartOptions): Promise<
       return asked.map((q) => q.message);
     },
     asked,
+    as: async (principal) => {
+      if (session.connectAs === undefined) throw new Error(`${name} serves one principal`);
+      const other = await session.connectAs(principal);
+      return {
+        call: async (tool, args, meta) =>
+          (await other.callTool({
+            ...surface.request(o.name, tool, args),
+            ...(meta === undefined ? {} : { _meta: meta }),
+          })) as ToolResult,
+        tools: () => surface.tools(other, o.name),
+        close: () => other.close(),
+      };
+    },
+    serverProcesses: () => {
+      if (session.serverProcesses === undefined) throw new Error(`${name} does not run as a gateway process`);
+      return session.serverProcesses();
+    },
     close: session.close,
   };
 }

@@ -115,8 +115,8 @@ describe("toolgate as an OAuth resource server", () => {
     await client.close();
     const calls = readAudit(auditLog).filter((e) => e.event === "tools/call");
     expect(calls.map((e) => [e.client, e.principal])).toEqual([
-      ["ci", "ci (ci)"],
-      ["ci", "ci (ci)"],
+      ["ci", `ci (ci at ${issuer.url})`],
+      ["ci", `ci (ci at ${issuer.url})`],
     ]);
   });
 
@@ -131,7 +131,7 @@ describe("toolgate as an OAuth resource server", () => {
       readAudit(auditLog)
         .filter((e) => e.event === "tools/call")
         .at(-1),
-    ).toMatchObject({ client: "people", principal: "people (alice)" });
+    ).toMatchObject({ client: "people", principal: `people (alice at ${issuer.url})` });
   });
 
   it("the MCP Inspector CLI lists the tools with an access token in its header", async () => {
