@@ -32,7 +32,7 @@ import {
   type Era,
 } from "../engine/protocol/eras.js";
 import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protocol/envelope.js";
-import { standardHeaderMismatch } from "../engine/protocol/mirroredHeaders.js";
+import { standardHeaderMismatch, withRepeatedLines } from "../engine/protocol/mirroredHeaders.js";
 import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
 import { answerOAuthDiscovery, isOAuthDiscoveryPath } from "./oauthDiscovery.js";
 import { forwardToOwner, wasForwarded, type SessionDirectory } from "./replicaForward.js";
@@ -118,6 +118,18 @@ interface LiveSession<T> {
   ownedAt: number;
 }
 
+function versionRepeated(req: IncomingMessage): boolean {
+  return (req.headersDistinct["mcp-protocol-version"]?.length ?? 0) > 1;
+}
+
+function unsupportedVersion(version: string): { code: number; message: string; data: unknown } {
+  return {
+    code: UNSUPPORTED_PROTOCOL_VERSION,
+    message: `Unsupported protocol version: ${version} (the MCP-Protocol-Version header)`,
+    data: { supported: [...MODERN_VERSIONS, ...LEGACY_VERSIONS], requested: version },
+  };
+}
+
 export async function startHttpServer<T extends HttpClientIdentity>(
   options: HttpServeOptions<T>,
 ): Promise<RunningHttpServer> {
@@ -167,16 +179,15 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       (await oauthIdentity(req, res, options.oauth, options.onAuthRefused));
     if (token === null) return;
     const version = req.headers["mcp-protocol-version"];
+    // Given on several lines (node joins them), a POST's is judged with its body: a modern one is refused
+    // as HeaderMismatch (handleModern), any other as unsupported (handlePost).
     if (
       typeof version === "string" &&
+      !(req.method === "POST" && versionRepeated(req)) &&
       !LEGACY_VERSIONS.includes(version) &&
       !MODERN_VERSIONS.includes(version)
     ) {
-      refuseModern(res, token, `HTTP ${String(req.method)}`, null, {
-        code: UNSUPPORTED_PROTOCOL_VERSION,
-        message: `Unsupported protocol version: ${version} (the MCP-Protocol-Version header)`,
-        data: { supported: [...MODERN_VERSIONS, ...LEGACY_VERSIONS], requested: version },
-      });
+      refuseModern(res, token, `HTTP ${String(req.method)}`, null, unsupportedVersion(version));
       return;
     }
     switch (req.method) {
@@ -301,6 +312,11 @@ export async function startHttpServer<T extends HttpClientIdentity>(
         message: `Invalid params: the MCP-Protocol-Version header names a modern revision, but ${error.message}`,
       });
     }
+    if (versionRepeated(req) && classified.kind !== "response") {
+      const id = classified.kind === "request" ? classified.message.id : null;
+      const error = unsupportedVersion(String(req.headers["mcp-protocol-version"]));
+      return refuseModern(res, token, classified.message.method, id, error);
+    }
     const isInitialize = classified.kind === "request" && classified.message.method === "initialize";
     if (!isInitialize) {
       const live = await sessionOf(req, res, token, body.text);
@@ -391,7 +407,8 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     const params = message.params ?? {};
     const reading = readEnvelope(params);
     if (!reading.ok) return refuseModern(res, token, message.method, id, reading.error);
-    const mismatch = standardHeaderMismatch(req.headers, message.method, params, reading.envelope.version);
+    const headers = withRepeatedLines(req.headers, req.headersDistinct);
+    const mismatch = standardHeaderMismatch(headers, message.method, params, reading.envelope.version);
     if (mismatch !== null) return refuseModern(res, token, message.method, id, mismatch);
     if (id === null) {
       // The revision defines no notification from client to server over HTTP (cancelling is closing the stream).
@@ -415,7 +432,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     });
     const exchange = new HttpSessionTransport(null);
     await principal.endpoint.connect(exchange, { era: "modern" });
-    exchange.post(message, res, req.headers);
+    exchange.post(message, res, headers);
   };
 
   /** A modern request refused for its form: answered with HTTP 400, and recorded by its token's session. */
