@@ -35,7 +35,8 @@ import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protoc
 import { standardHeaderMismatch, withRepeatedLines } from "../engine/protocol/mirroredHeaders.js";
 import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
 import { answerOAuthDiscovery, isOAuthDiscoveryPath } from "./oauthDiscovery.js";
-import { forwardToOwner, wasForwarded, type SessionDirectory } from "./replicaForward.js";
+import { acknowledgeHop, forwardToOwner, wasForwarded, type SessionDirectory } from "./replicaForward.js";
+import { ownershipTtlMs, startOwnershipRenewal } from "./ownershipRenewal.js";
 import { oauthIdentity, type OAuthEndpoint } from "./httpAuth.js";
 import { accepts, isJsonContentType, readBody, sendError } from "./httpMessages.js";
 
@@ -105,8 +106,6 @@ export interface RunningHttpServer {
 }
 
 export const MCP_PATH = "/mcp";
-/** How often a replica tells the directory again that it still owns a session in use. */
-const OWNERSHIP_REFRESH_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 interface LiveSession<T> {
@@ -219,10 +218,12 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     }
     const live = sessions.get(id);
     const directory = options.directory;
-    if (live === undefined && directory !== undefined && !wasForwarded(req)) {
+    const forwarded = directory !== undefined && wasForwarded(req, directory);
+    if (live === undefined && directory !== undefined && !forwarded) {
       const owner = await directory.ownerOf(id).catch(() => null);
       if (owner !== null && owner !== directory.self) {
-        if (await forwardToOwner(req, res, owner, req.url ?? MCP_PATH, body, 10_000)) return null;
+        const proof = directory.proveHop(id, owner);
+        if (await forwardToOwner(req, res, owner, req.url ?? MCP_PATH, body, proof)) return null;
         options.log(
           `session ${id}: its replica ${owner} does not answer; the client must open a new session`,
         );
@@ -234,10 +235,8 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       return null;
     }
     live.lastSeen = Date.now();
-    if (directory !== undefined && live.lastSeen - live.ownedAt > OWNERSHIP_REFRESH_MS) {
-      live.ownedAt = live.lastSeen;
-      void directory.own(id, directory.self, options.idleTimeoutMs).catch(() => undefined);
-    }
+    // The replica that passed this on stops waiting for a sign of life: the answer may take its time.
+    if (forwarded) acknowledgeHop(res);
     return live;
   };
 
@@ -371,11 +370,13 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     sessions.set(sessionId, live);
     const directory = options.directory;
     if (directory !== undefined) {
-      await directory.own(sessionId, directory.self, options.idleTimeoutMs).catch((error: unknown) => {
-        options.log(
-          `session ${sessionId}: other replicas cannot find it (${error instanceof Error ? error.message : String(error)}); it works here`,
-        );
-      });
+      await directory
+        .own(sessionId, directory.self, ownershipTtlMs(options.idleTimeoutMs))
+        .catch((error: unknown) => {
+          options.log(
+            `session ${sessionId}: other replicas cannot find it (${error instanceof Error ? error.message : String(error)}); it works here`,
+          );
+        });
     }
     session.onclose = () => {
       if (sessions.get(sessionId) === live) sessions.delete(sessionId);
@@ -529,6 +530,10 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     Math.min(60_000, Math.max(1000, Math.floor(options.idleTimeoutMs / 4))),
   );
   sweep.unref();
+  const stopRenewal =
+    options.directory === undefined
+      ? () => undefined
+      : startOwnershipRenewal(options.directory, options.idleTimeoutMs, sessions);
 
   const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
@@ -537,6 +542,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     sessions: () => sessions.size,
     close: async () => {
       clearInterval(sweep);
+      stopRenewal();
       await Promise.all([...sessions.values()].map((s) => s.session.close()));
       await Promise.all([...principals.values()].map((p) => p.endpoint.close()));
       http.closeAllConnections();
