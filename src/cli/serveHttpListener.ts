@@ -6,6 +6,7 @@ import { MemoryState } from "../state/memoryState.js";
 import type { SharedState } from "../state/sharedState.js";
 import { startHttpServer } from "../transports/httpServer.js";
 import type { SessionDirectory } from "../transports/replicaForward.js";
+import { signedDirectory } from "../transports/replicaDirectory.js";
 import { fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import type { ServeDashboard } from "./serveDashboard.js";
 import { oauthDoors } from "./serveOAuth.js";
@@ -31,17 +32,13 @@ export async function serveHttp(
   }
   // Replicas find each other's 2025-era sessions through the shared state; one process needs no directory.
   let self = flags.announce?.replace(/\/$/, "") ?? "";
+  // Their records and hops are signed with the state secret (openState requires it beside Redis).
+  const stateSecret = process.env.TOOLGATE_STATE_SECRET ?? "";
+  if (!(state instanceof MemoryState) && stateSecret === "") {
+    return fail("replicas need TOOLGATE_STATE_SECRET (the same on every replica) to trust each other");
+  }
   const directory: SessionDirectory | undefined =
-    state instanceof MemoryState
-      ? undefined
-      : {
-          get self() {
-            return self;
-          },
-          own: (id, owner, ttlMs) => state.own(id, owner, ttlMs),
-          ownerOf: (id) => state.ownerOf(id),
-          disown: (id) => state.disown(id),
-        };
+    state instanceof MemoryState ? undefined : signedDirectory(state, () => self, stateSecret, log);
   let publicUrl = "";
   const doors =
     flags.oauthIssuer.length === 0

@@ -18,9 +18,13 @@ export interface SharedState {
   count(principal: string, isToolCall: boolean): Settled<SessionCounters>;
   /** Spends `id` until `expiresAt` (ms): `true` when it was free (single use across replicas). */
   claim(id: string, expiresAt: number): Settled<boolean>;
-  /** Records which replica owns a 2025-era session (its announced URL), for `ttlMs`; refreshed on use. */
+  /**
+   * Records which replica owns a 2025-era session, for `ttlMs`; renewed while in use. `owner`: the record
+   * as the replicas write it (its URL and an HMAC made with the state secret, transports/replicaTrust.ts),
+   * kept as given: the state is not trusted to say who owns what.
+   */
   own(sessionId: string, owner: string, ttlMs: number): Promise<void>;
-  /** The owner's URL, `null` when no replica owns the session (expired, closed, or never opened). */
+  /** The record as written, `null` when none is (expired, closed, or never opened). */
   ownerOf(sessionId: string): Promise<string | null>;
   disown(sessionId: string): Promise<void>;
   close(): Promise<void>;

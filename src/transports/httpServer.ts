@@ -32,10 +32,11 @@ import {
   type Era,
 } from "../engine/protocol/eras.js";
 import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protocol/envelope.js";
-import { standardHeaderMismatch } from "../engine/protocol/mirroredHeaders.js";
+import { standardHeaderMismatch, withRepeatedLines } from "../engine/protocol/mirroredHeaders.js";
 import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
 import { answerOAuthDiscovery, isOAuthDiscoveryPath } from "./oauthDiscovery.js";
-import { forwardToOwner, wasForwarded, type SessionDirectory } from "./replicaForward.js";
+import { acknowledgeHop, forwardToOwner, wasForwarded, type SessionDirectory } from "./replicaForward.js";
+import { ownershipTtlMs, startOwnershipRenewal } from "./ownershipRenewal.js";
 import { oauthIdentity, type OAuthEndpoint } from "./httpAuth.js";
 import { accepts, isJsonContentType, readBody, sendError } from "./httpMessages.js";
 import type { Principal } from "../engine/model/principal.js";
@@ -110,8 +111,6 @@ export interface RunningHttpServer {
 }
 
 export const MCP_PATH = "/mcp";
-/** How often a replica tells the directory again that it still owns a session in use. */
-const OWNERSHIP_REFRESH_MS = 10_000;
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 interface LiveSession<T> {
@@ -121,6 +120,18 @@ interface LiveSession<T> {
   lastSeen: number;
   /** When the shared directory last heard that this replica owns it. */
   ownedAt: number;
+}
+
+function versionRepeated(req: IncomingMessage): boolean {
+  return (req.headersDistinct["mcp-protocol-version"]?.length ?? 0) > 1;
+}
+
+function unsupportedVersion(version: string): { code: number; message: string; data: unknown } {
+  return {
+    code: UNSUPPORTED_PROTOCOL_VERSION,
+    message: `Unsupported protocol version: ${version} (the MCP-Protocol-Version header)`,
+    data: { supported: [...MODERN_VERSIONS, ...LEGACY_VERSIONS], requested: version },
+  };
 }
 
 export async function startHttpServer<T extends HttpClientIdentity>(
@@ -180,16 +191,15 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       (await oauthIdentity(req, res, options.oauth, options.onAuthRefused));
     if (token === null) return;
     const version = req.headers["mcp-protocol-version"];
+    // Given on several lines (node joins them), a POST's is judged with its body: a modern one is refused
+    // as HeaderMismatch (handleModern), any other as unsupported (handlePost).
     if (
       typeof version === "string" &&
+      !(req.method === "POST" && versionRepeated(req)) &&
       !LEGACY_VERSIONS.includes(version) &&
       !MODERN_VERSIONS.includes(version)
     ) {
-      refuseModern(res, token, `HTTP ${String(req.method)}`, null, {
-        code: UNSUPPORTED_PROTOCOL_VERSION,
-        message: `Unsupported protocol version: ${version} (the MCP-Protocol-Version header)`,
-        data: { supported: [...MODERN_VERSIONS, ...LEGACY_VERSIONS], requested: version },
-      });
+      refuseModern(res, token, `HTTP ${String(req.method)}`, null, unsupportedVersion(version));
       return;
     }
     switch (req.method) {
@@ -221,10 +231,12 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     }
     const live = sessions.get(id);
     const directory = options.directory;
-    if (live === undefined && directory !== undefined && !wasForwarded(req)) {
+    const forwarded = directory !== undefined && wasForwarded(req, directory);
+    if (live === undefined && directory !== undefined && !forwarded) {
       const owner = await directory.ownerOf(id).catch(() => null);
       if (owner !== null && owner !== directory.self) {
-        if (await forwardToOwner(req, res, owner, req.url ?? MCP_PATH, body, 10_000)) return null;
+        const proof = directory.proveHop(id, owner);
+        if (await forwardToOwner(req, res, owner, req.url ?? MCP_PATH, body, proof)) return null;
         options.log(
           `session ${id}: its replica ${owner} does not answer; the client must open a new session`,
         );
@@ -236,10 +248,8 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       return null;
     }
     live.lastSeen = Date.now();
-    if (directory !== undefined && live.lastSeen - live.ownedAt > OWNERSHIP_REFRESH_MS) {
-      live.ownedAt = live.lastSeen;
-      void directory.own(id, directory.self, options.idleTimeoutMs).catch(() => undefined);
-    }
+    // The replica that passed this on stops waiting for a sign of life: the answer may take its time.
+    if (forwarded) acknowledgeHop(res);
     return live;
   };
 
@@ -314,6 +324,11 @@ export async function startHttpServer<T extends HttpClientIdentity>(
         message: `Invalid params: the MCP-Protocol-Version header names a modern revision, but ${error.message}`,
       });
     }
+    if (versionRepeated(req) && classified.kind !== "response") {
+      const id = classified.kind === "request" ? classified.message.id : null;
+      const error = unsupportedVersion(String(req.headers["mcp-protocol-version"]));
+      return refuseModern(res, token, classified.message.method, id, error);
+    }
     const isInitialize = classified.kind === "request" && classified.message.method === "initialize";
     if (!isInitialize) {
       const live = await sessionOf(req, res, token, body.text);
@@ -368,11 +383,13 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     sessions.set(sessionId, live);
     const directory = options.directory;
     if (directory !== undefined) {
-      await directory.own(sessionId, directory.self, options.idleTimeoutMs).catch((error: unknown) => {
-        options.log(
-          `session ${sessionId}: other replicas cannot find it (${error instanceof Error ? error.message : String(error)}); it works here`,
-        );
-      });
+      await directory
+        .own(sessionId, directory.self, ownershipTtlMs(options.idleTimeoutMs))
+        .catch((error: unknown) => {
+          options.log(
+            `session ${sessionId}: other replicas cannot find it (${error instanceof Error ? error.message : String(error)}); it works here`,
+          );
+        });
     }
     session.onclose = () => {
       if (sessions.get(sessionId) === live) sessions.delete(sessionId);
@@ -404,7 +421,8 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     const params = message.params ?? {};
     const reading = readEnvelope(params);
     if (!reading.ok) return refuseModern(res, token, message.method, id, reading.error);
-    const mismatch = standardHeaderMismatch(req.headers, message.method, params, reading.envelope.version);
+    const headers = withRepeatedLines(req.headers, req.headersDistinct);
+    const mismatch = standardHeaderMismatch(headers, message.method, params, reading.envelope.version);
     if (mismatch !== null) return refuseModern(res, token, message.method, id, mismatch);
     if (id === null) {
       // The revision defines no notification from client to server over HTTP (cancelling is closing the stream).
@@ -428,7 +446,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     });
     const exchange = new HttpSessionTransport(null);
     await principal.endpoint.connect(exchange, { era: "modern" });
-    exchange.post(message, res, req.headers);
+    exchange.post(message, res, headers);
   };
 
   /** A modern request refused for its form: answered with HTTP 400, and recorded by its token's session. */
@@ -526,6 +544,10 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     Math.min(60_000, Math.max(1000, Math.floor(options.idleTimeoutMs / 4))),
   );
   sweep.unref();
+  const stopRenewal =
+    options.directory === undefined
+      ? () => undefined
+      : startOwnershipRenewal(options.directory, options.idleTimeoutMs, sessions);
 
   const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
   return {
@@ -534,6 +556,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     sessions: () => sessions.size,
     close: async () => {
       clearInterval(sweep);
+      stopRenewal();
       await Promise.all([...sessions.values()].map((s) => s.session.close()));
       await Promise.all([...principals.values()].map((p) => p.endpoint.close()));
       http.closeAllConnections();

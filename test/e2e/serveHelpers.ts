@@ -163,11 +163,14 @@ export interface RawAnswer {
   body: string;
 }
 
-/** One HTTP request to `url` with exactly these headers and body (no client library in between). */
+/**
+ * One HTTP request to `url` with exactly these headers and body (no client library in between); a header
+ * given as a list is sent on one line per item.
+ */
 export function rawHttp(
   url: string,
   method: string,
-  headers: Record<string, string>,
+  headers: Record<string, string | string[]>,
   body?: string | Buffer,
   options: { chunks?: Buffer[]; path?: string } = {},
 ): Promise<RawAnswer> {

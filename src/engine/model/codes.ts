@@ -161,6 +161,9 @@ export const DASHBOARD_CODES = [
   "E_DASHBOARD_FORBIDDEN",
 ] as const;
 
+/** Replicas of `serve --http` proving to each other that they share the state secret. */
+export const REPLICA_CODES = ["E_REPLICA_UNPROVEN"] as const;
+
 export const ALL_CODES = [
   ...REASON_CODES,
   ...GATEWAY_REFUSAL_CODES,
@@ -172,6 +175,7 @@ export const ALL_CODES = [
   ...AUDIT_PIN_CODES,
   ...CLI_CODES,
   ...DASHBOARD_CODES,
+  ...REPLICA_CODES,
 ] as const;
 
 /** Any code toolgate prints or records. */

@@ -11,12 +11,19 @@ const NAMED: Record<string, "name" | "uri"> = {
   "resources/read": "uri",
 };
 
+const PARAM_PREFIX = "mcp-param-";
+const REPEATED = "it is given on more than one line; send it once";
+const ABSENT_ARGUMENT =
+  "the body has no value for it (the argument is absent or null), so the header must not be sent";
+
 /**
  * Streamable HTTP in the modern era mirrors parts of the body in headers so intermediaries can route on
  * them: `MCP-Protocol-Version` (the envelope's version), `Mcp-Method`, and `Mcp-Name` (the tool or prompt
- * name, the resource URI). The body decides; headers that disagree with it, or are missing, are refused
- * with HeaderMismatch (-32020) before anything is decided or forwarded, so a proxy routing on a header
- * and toolgate deciding on the body can never see two different requests. Pure.
+ * name, the resource URI). The body decides; headers that disagree with it, are missing, are given on more
+ * than one line (a proxy may read the first line and toolgate the last), or carry characters a plain
+ * header value may not, are refused with HeaderMismatch (-32020) before anything is decided or forwarded,
+ * so a proxy routing on a header and toolgate deciding on the body can never see two different requests.
+ * `headers`: as {@link withRepeatedLines} gives them, so repeats show. Pure.
  */
 export function standardHeaderMismatch(
   headers: HeaderBag,
@@ -35,13 +42,20 @@ export function standardHeaderMismatch(
     const problem = disagreement(headers[name], body);
     if (problem !== null) return mismatch(displayName(name), problem, headers[name], body);
   }
+  // Every Mcp-Param-* line, declared by the tool or not: which one counts is decided later, from the
+  // tool's definition, and a repeat must not reach a proxy that picks one line.
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith(PARAM_PREFIX) && Array.isArray(value))
+      return mismatch(paramDisplayName(name), REPEATED, value, undefined);
+  }
   return null;
 }
 
 /**
  * `Mcp-Param-{Name}` headers of a `tools/call`: every argument the tool's inputSchema marks with
  * `x-mcp-header: Name` (a property reachable through `properties` alone, of type string, integer or
- * boolean) is mirrored when present, and must agree with the argument. Pure.
+ * boolean) is mirrored when present, and must agree with the argument. An argument that is absent or
+ * `null` has no header: one sent anyway says something the body does not, and is refused too. Pure.
  */
 export function paramHeaderMismatch(
   headers: HeaderBag,
@@ -50,17 +64,48 @@ export function paramHeaderMismatch(
 ): JsonRpcErrorObject | null {
   for (const { header, path } of mirroredParams(inputSchema)) {
     const value = valueAt(args, path);
-    if (value === undefined || value === null) continue;
+    const name = `${PARAM_PREFIX}${header.toLowerCase()}`;
+    const shown = `Mcp-Param-${header}`;
+    const given = headers[name];
+    if (value === undefined || value === null) {
+      if (given !== undefined) return mismatch(shown, ABSENT_ARGUMENT, given, undefined);
+      continue;
+    }
     const body =
       typeof value === "string" || typeof value === "number" || typeof value === "boolean"
         ? String(value)
         : undefined;
-    const name = `mcp-param-${header.toLowerCase()}`;
-    const given = headers[name];
     const problem = typeof value === "number" ? numericDisagreement(given, value) : disagreement(given, body);
-    if (problem !== null) return mismatch(`Mcp-Param-${header}`, problem, given, body);
+    if (problem !== null) return mismatch(shown, problem, given, body);
   }
   return null;
+}
+
+/**
+ * node:http joins the lines of a repeated custom header into one `a, b` value, which reads like one value
+ * that contains a comma. `headers` with every mirrored header (`MCP-Protocol-Version`, `Mcp-Method`,
+ * `Mcp-Name`, `Mcp-Param-*`) that came on more than one line given as the list of its lines
+ * (`distinct`: node's `req.headersDistinct`), so the checks above see the repeat. Pure.
+ */
+export function withRepeatedLines<H extends HeaderBag>(
+  headers: H,
+  distinct: Record<string, string[] | undefined>,
+): H {
+  const out: HeaderBag = { ...headers };
+  for (const [name, lines] of Object.entries(distinct)) {
+    if (lines !== undefined && lines.length > 1 && isMirroredHeader(name)) out[name] = lines;
+  }
+  return out as H;
+}
+
+/** Whether a (lower-case) header name mirrors part of a modern request's body. */
+export function isMirroredHeader(name: string): boolean {
+  return (
+    name === "mcp-protocol-version" ||
+    name === "mcp-method" ||
+    name === "mcp-name" ||
+    name.startsWith(PARAM_PREFIX)
+  );
 }
 
 /** The `x-mcp-header` declarations of a schema: header name and the argument's path. */
@@ -88,29 +133,47 @@ function valueAt(value: unknown, path: string[]): unknown {
   return at;
 }
 
-/** A header value as the client meant it: one value, the `=?base64?…?=` form decoded. */
-function decoded(value: string | string[] | undefined): string | undefined | null {
-  if (value === undefined) return undefined;
-  if (Array.isArray(value)) return null;
+/**
+ * A header value as the client meant it: one line, the `=?base64?…?=` form decoded; a plain value holds
+ * only visible ASCII, spaces and tabs (MCP: anything else travels base64-encoded).
+ */
+function decoded(value: string | string[] | undefined): { value: string | undefined } | { problem: string } {
+  if (value === undefined) return { value: undefined };
+  if (Array.isArray(value)) return { problem: REPEATED };
   const m = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/.exec(value);
-  if (m === null) return value;
+  if (m === null) {
+    return /^[\t\x20-\x7e]*$/.test(value)
+      ? { value }
+      : { problem: "it holds characters a plain header value may not (use the =?base64?…?= form)" };
+  }
   const text = Buffer.from(m[1]!, "base64").toString("utf8");
-  return Buffer.from(text, "utf8").toString("base64") === m[1] ? text : null;
+  return Buffer.from(text, "utf8").toString("base64") === m[1]
+    ? { value: text }
+    : { problem: "it is not valid base64" };
 }
 
 function disagreement(header: string | string[] | undefined, body: string | undefined): string | null {
-  const value = decoded(header);
-  if (value === null) return "it is given more than once or is not valid base64";
+  const reading = decoded(header);
+  if ("problem" in reading) return reading.problem;
+  const value = reading.value;
   if (body === undefined) return value === undefined ? null : "the body has no such value";
   if (value === undefined) return "it is absent";
   return value === body ? null : "it differs from the body";
 }
 
 function numericDisagreement(header: string | string[] | undefined, body: number): string | null {
-  const value = decoded(header);
-  if (value === null) return "it is given more than once or is not valid base64";
+  const reading = decoded(header);
+  if ("problem" in reading) return reading.problem;
+  const value = reading.value;
   if (value === undefined) return "it is absent";
-  return /^-?\d+$/.test(value) && Number(value) === body ? null : "it differs from the body";
+  // Compared as numbers (MCP: `42.0` is `42`).
+  return /^-?\d+(?:\.\d+)?$/.test(value) && Number(value) === body ? null : "it differs from the body";
+}
+
+/** `Mcp-Param-Region` for `mcp-param-region` (header names are case-insensitive; this is for people). */
+function paramDisplayName(lower: string): string {
+  const rest = lower.slice(PARAM_PREFIX.length);
+  return `Mcp-Param-${rest.charAt(0).toUpperCase()}${rest.slice(1)}`;
 }
 
 function displayName(lower: string): string {
