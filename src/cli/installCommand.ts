@@ -1,29 +1,23 @@
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, resolve } from "node:path";
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { createTwoFilesPatch } from "diff";
 import { resolveConfigDirPath } from "../config/configDir.js";
 import { describeError, errorText, printError } from "./errorReport.js";
 import { CLIENT_IDS, CLIENTS, defaultConfigFile, isClientId, type ClientId } from "./install/clients.js";
 import { applyChanges, type ToolgateLauncher } from "./install/entryEdits.js";
+import { checkWritable, resolveConfigTarget, type ConfigTarget } from "./install/configTarget.js";
 import {
+  commitInstall,
   readConfigText,
   readRecord,
   recordPaths,
-  writeAtomically,
-  writeRecord,
   type InstallRecord,
 } from "./install/installRecord.js";
-import {
-  catalogTarget,
-  commandLineOf,
-  planWraps,
-  sameCommandLine,
-  type PlannedWrap,
-} from "./install/installPlan.js";
+import { commandLineOf, planWraps, sameCommandLine, type PlannedWrap } from "./install/installPlan.js";
 import { findServerEntries, type ServerEntry } from "./install/serverEntries.js";
-import { starterPolicyFromServer } from "./policy/liveStarter.js";
+import { ensurePolicy } from "./install/starterPolicies.js";
 import { runUninstall } from "./install/uninstall.js";
 
 /** Exit codes shared with `policy init/suggest/import`: 1 = something was not carried over (reported). */
@@ -52,15 +46,22 @@ export function registerInstallCommands(program: Command): void {
     .argument("<client>", CLIENT_IDS.join(" | "))
     .option("--config <file>", "the client's configuration file (default: where the client keeps it)")
     .action((client: string, flags: InstallFlags) => {
-      const target = targetFile(client, flags);
+      const target = targetFile(client, flags, true);
       process.exit(
-        target === null ? INSTALL_EXIT.badInput : runUninstall(target.client, target.file, toolgateDir()),
+        target === null ? INSTALL_EXIT.badInput : runUninstall(target.client, target, toolgateDir()),
       );
     });
 }
 
-/** The client and its file, checked: a known client, a file that exists. */
-export function targetFile(client: string, flags: InstallFlags): { client: ClientId; file: string } | null {
+/**
+ * The client and its file, checked: a known client, a file that exists, a link followed to a regular
+ * file (configTarget.ts), and, when `writing`, a directory install can write in; else the error, and null.
+ */
+export function targetFile(
+  client: string,
+  flags: InstallFlags,
+  writing: boolean,
+): ({ client: ClientId } & ConfigTarget) | null {
   if (!isClientId(client)) {
     printError(errorText("E_USAGE", `unknown client '${client}'`, `choose one of: ${CLIENT_IDS.join(", ")}`));
     return null;
@@ -69,7 +70,15 @@ export function targetFile(client: string, flags: InstallFlags): { client: Clien
     flags.config ??
       defaultConfigFile(client, { env: process.env, home: homedir(), platform: process.platform }),
   );
-  if (!existsSync(file)) {
+  let target: ConfigTarget | null;
+  try {
+    target = resolveConfigTarget(file);
+    if (target !== null && writing) checkWritable(target);
+  } catch (error) {
+    printError(describeError(error));
+    return null;
+  }
+  if (target === null) {
     printError(
       errorText(
         "E_USAGE",
@@ -79,7 +88,7 @@ export function targetFile(client: string, flags: InstallFlags): { client: Clien
     );
     return null;
   }
-  return { client, file };
+  return { client, ...target };
 }
 
 export function toolgateDir(): string {
@@ -87,9 +96,13 @@ export function toolgateDir(): string {
 }
 
 async function runInstall(client: string, flags: InstallFlags): Promise<number> {
-  const target = targetFile(client, flags);
+  const target = targetFile(client, flags, flags.dryRun !== true);
   if (target === null) return INSTALL_EXIT.badInput;
   const { file } = target;
+  if (target.link) {
+    const doing = flags.dryRun === true ? "the change is to" : "editing";
+    say(`${target.given} is a symbolic link: ${doing} the file it points to, ${file}`);
+  }
   const title = CLIENTS[target.client].title;
   const read = readConfigText(file);
   const own = launcher();
@@ -164,6 +177,7 @@ async function runInstall(client: string, flags: InstallFlags): Promise<number> 
     version: 1,
     client: target.client,
     file,
+    ...(target.link ? { link: target.given } : {}),
     installedAt: new Date().toISOString(),
     // Exact bytes can be put back only while nothing but install has changed the file.
     originalText:
@@ -184,37 +198,16 @@ async function runInstall(client: string, flags: InstallFlags): Promise<number> 
       })),
     ],
   };
-  // The record first: a file rewritten without one could not be undone.
-  writeRecord(paths, record);
-  writeAtomically(file, now.bom + after);
+  try {
+    commitInstall(paths, record, earlier, now.bom + after);
+  } catch (error) {
+    printError(describeError(error));
+    return INSTALL_EXIT.badInput;
+  }
   say(`wrapped ${still.length} server${still.length === 1 ? "" : "s"} of ${title} in ${file}`);
   say(`the original is kept in ${paths.backup}; toolgate uninstall ${target.client} puts it back`);
   say(`restart ${title} (or start a new session) to use them`);
   return failed || still.length < ready.length ? INSTALL_EXIT.partial : INSTALL_EXIT.ok;
-}
-
-/** A policy per entry: kept when it exists (it may have been reviewed), else a starter one from the live catalog. */
-async function ensurePolicy(plan: PlannedWrap, file: string): Promise<boolean> {
-  if (existsSync(plan.policy)) {
-    say(`${plan.entry.name}: keeps its policy ${plan.policy}`);
-    return true;
-  }
-  try {
-    const text = await starterPolicyFromServer(catalogTarget(plan, file));
-    mkdirSync(dirname(plan.policy), { recursive: true });
-    writeFileSync(plan.policy, text);
-    say(`${plan.entry.name}: wrote a starter policy to ${plan.policy}; review it`);
-    return true;
-  } catch (error) {
-    printError(
-      errorText(
-        "E_INSTALL_ENTRY",
-        `${plan.entry.name} (${file}:${plan.entry.line}) is left as it is: its catalog could not be read`,
-      ),
-    );
-    printError(describeError(error));
-    return false;
-  }
 }
 
 /** Says what is left alone and what is refused (and why); true when something was refused. */

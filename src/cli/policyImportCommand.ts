@@ -84,7 +84,12 @@ function runImport(file: string, flags: ImportFlags): number {
 /** The "could not carry over" report and the one-line summary of what was ignored, for stderr. */
 export function reportText(file: string, outcome: ImportOutcome): string {
   const lines: string[] = [];
-  const { report, ignored } = outcome;
+  const { report, ignored, switchedOff } = outcome;
+  if (switchedOff !== undefined) {
+    lines.push(
+      `toolgate: server "${outcome.policy.server}" skipped: ${switchedOff.sure ? "switched off" : "perhaps switched off"} by ${switchedOff.by}; the policy allows nothing`,
+    );
+  }
   if (report.length > 0) {
     lines.push(
       `toolgate: ${report.length} item${report.length === 1 ? "" : "s"} could not be carried over exactly (the policy keeps the stricter reading):`,

@@ -6,7 +6,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadPolicyText } from "../../src/config/policyLoader.js";
 import { runCli } from "./configDirHelpers.js";
-import { ROOT, tempDir } from "./helpers.js";
+import { connect, NODE, outcome, ROOT, tempDir, wrapCommand } from "./helpers.js";
+
+const MEMORY_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/server-memory/dist/index.js");
 
 const FIXTURES = join(ROOT, "test/unit/cli/fixtures/import");
 const dir = tempDir("tg-import-");
@@ -117,5 +119,88 @@ describe("toolgate policy import", () => {
     const missing = await run(["--from", "gemini", "missing.json"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^toolgate: error E_USAGE: cannot read 'missing\.json': ENOENT/);
+  });
+
+  describe("claude-code: a server a setting switches off is skipped, naming the setting", () => {
+    const settings = (extra: Record<string, unknown>) => {
+      const name = `switched-${Object.keys(extra).join("-")}.json`;
+      writeFileSync(
+        join(dir, name),
+        JSON.stringify({ permissions: { allow: ["mcp__memory"] }, ...extra }, null, 2),
+      );
+      return name;
+    };
+
+    it("deniedMcpServers names it: exit 0, allow: [], and a wrapped real server runs none of its tools", async () => {
+      const name = settings({ deniedMcpServers: [{ serverName: "memory" }] });
+      const out = join(dir, "memory-denied.yaml");
+      const r = await run(["--from", "claude-code", name, "--output", out]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe(
+        `toolgate: wrote the imported policy to ${out}; review it before you rely on it\n` +
+          `toolgate: server "memory" skipped: switched off by deniedMcpServers {"serverName":"memory"} (line 8); the policy allows nothing\n`,
+      );
+      const yaml = readFileSync(out, "utf8");
+      loads(yaml);
+      expect(yaml).toContain("  allow: []");
+
+      // The same rules without the setting allow the tools: the setting is what closes the server.
+      const open = join(dir, "memory-open.yaml");
+      expect((await run(["--from", "claude-code", settings({}), "--output", open])).code).toBe(0);
+      for (const [policy, allowed] of [
+        [out, false],
+        [open, true],
+      ] as const) {
+        const wrapped = await connect(wrapCommand(["--policy", policy], [NODE, MEMORY_SERVER]));
+        try {
+          const tools = await wrapped.client.listTools();
+          expect(tools.tools.some((t) => t.name === "read_graph")).toBe(allowed);
+          const call = await outcome(wrapped.client.callTool({ name: "read_graph", arguments: {} }));
+          expect("result" in call && (call.result as { isError?: boolean }).isError !== true).toBe(allowed);
+        } finally {
+          await wrapped.close();
+        }
+      }
+    });
+
+    it("disabledMcpjsonServers names it: exit 1, allow: [], and the report says why it is the stricter reading", async () => {
+      const r = await run([
+        "--from",
+        "claude-code",
+        settings({ disabledMcpjsonServers: ["memory"], enabledMcpjsonServers: ["memory"] }),
+      ]);
+      expect(r.code).toBe(1);
+      loads(r.stdout);
+      expect(r.stdout).toContain("  allow: []");
+      expect(r.stdout).toContain("# The server may be switched off by disabledMcpjsonServers (line 8)");
+      const lines = r.stderr.split("\n");
+      expect(lines[0]).toBe(
+        'toolgate: server "memory" skipped: perhaps switched off by disabledMcpjsonServers (line 8); the policy allows nothing',
+      );
+      expect(lines[2]).toMatch(
+        /^ {2}switched-disabledMcpjsonServers-enabledMcpjsonServers\.json:8:5: disabledMcpjsonServers "memory": Claude Code applies it only to a server defined in a project's \.mcp\.json/,
+      );
+    });
+
+    it("allowedMcpServers without it, and a deniedMcpServers entry of another server", async () => {
+      const off = await run([
+        "--from",
+        "claude-code",
+        settings({ allowedMcpServers: [{ serverName: "github" }] }),
+      ]);
+      expect(off.code).toBe(0);
+      expect(off.stdout).toContain("  allow: []");
+      expect(off.stderr).toContain(
+        'toolgate: server "memory" skipped: switched off by allowedMcpServers, which does not name it (line 7)',
+      );
+      const on = await run([
+        "--from",
+        "claude-code",
+        settings({ deniedMcpServers: [{ serverName: "github" }] }),
+      ]);
+      expect(on.code).toBe(0);
+      expect(on.stdout).not.toContain("allow: []");
+      expect(on.stderr).toBe("");
+    });
   });
 });

@@ -1,15 +1,8 @@
 import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { ToolgateError } from "../../engine/errors.js";
+import { writeAtomically } from "./atomicWrite.js";
 import type { ClientId } from "./clients.js";
 import type { CommandLine } from "./entryEdits.js";
 import type { EntryPath } from "./serverEntries.js";
@@ -18,12 +11,15 @@ import type { EntryPath } from "./serverEntries.js";
  * What `toolgate install` changed in one configuration file, kept so `toolgate uninstall` can put it
  * back: the file's bytes before and after, and each entry's command line before and after. Stored under
  * the toolgate directory (`install/<client>-<digest of the file's path>.json`), with a plain copy of the
- * original file beside it.
+ * original file beside it. `file` is the file install edited: for a client file reached through a
+ * symbolic link, the link's target, and `link` the link's path.
  */
 export interface InstallRecord {
   version: 1;
   client: ClientId;
   file: string;
+  /** The symbolic link install was given, when the file was reached through one (the link is left as it is). */
+  link?: string;
   installedAt: string;
   /** The file before the first install; `null` once the file changed between two installs (then only entries are restored). */
   originalText: string | null;
@@ -79,18 +75,51 @@ export function readConfigText(file: string): { bom: string; body: string } {
 }
 
 /**
- * Writes through a temporary file in the same directory and a rename, so a reader (the host, running)
- * sees the old file or the new one, never half of one. The mode is the old file's, else `mode`.
+ * The record, then the client's file: a file rewritten without a record could not be undone. When the
+ * file cannot be written, the record goes back to what it was (none, or the earlier install's), so it
+ * never describes a change that did not happen; the error says which file and why.
  */
-export function writeAtomically(file: string, text: string, mode = 0o644): void {
-  const keep = existsSync(file) ? statSync(file).mode & 0o777 : mode;
-  const temp = join(dirname(file), `.${basename(file)}.toolgate-${process.pid}.tmp`);
+export function commitInstall(
+  paths: { record: string; backup: string },
+  record: InstallRecord,
+  earlier: InstallRecord | null,
+  text: string,
+): void {
   try {
-    writeFileSync(temp, text, { mode: keep });
-    chmodSync(temp, keep);
-    renameSync(temp, file);
+    // Without an earlier record, a copy of an original left beside it (a run that stopped half-way) is stale.
+    if (earlier === null) rmSync(paths.backup, { force: true });
+    writeRecord(paths, record);
   } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
+    // The record is replaced whole or not at all; only a first install's copy of the original can be left.
+    if (earlier === null) {
+      try {
+        rmSync(paths.backup, { force: true });
+      } catch {
+        // Its directory is what failed: no copy was written there.
+      }
+    }
+    throw writeError(`the install record ${paths.record}`, error, `${record.file} is unchanged`);
   }
+  try {
+    writeAtomically(record.file, text);
+  } catch (error) {
+    let outcome = "it is unchanged";
+    try {
+      if (earlier === null) removeRecord(paths);
+      else writeRecord(paths, earlier);
+    } catch (undo) {
+      outcome += `; the install record could not be put back (${(undo as Error).message}): remove ${paths.record} before you run toolgate uninstall`;
+    }
+    throw writeError(record.file, error, outcome);
+  }
+}
+
+/** A failed write as `E_INSTALL_WRITE`, naming the file; toolgate's own coded errors pass through. */
+export function writeError(what: string, error: unknown, outcome: string): ToolgateError {
+  if (error instanceof ToolgateError) return error;
+  return new ToolgateError(
+    "E_INSTALL_WRITE",
+    `cannot write ${what}: ${(error as Error).message}; ${outcome}`,
+    "make the file and its directory writable for this user (or free space), then run the command again",
+  );
 }

@@ -1,5 +1,7 @@
-import { errorText, printError } from "../errorReport.js";
+import { describeError, errorText, printError } from "../errorReport.js";
+import { writeAtomically } from "./atomicWrite.js";
 import { CLIENTS, type ClientId } from "./clients.js";
+import type { ConfigTarget } from "./configTarget.js";
 import { applyChanges, type EntryChange } from "./entryEdits.js";
 import { commandLineOf, sameCommandLine } from "./installPlan.js";
 import {
@@ -7,7 +9,7 @@ import {
   readRecord,
   recordPaths,
   removeRecord,
-  writeAtomically,
+  writeError,
   writeRecord,
   type RecordedEntry,
 } from "./installRecord.js";
@@ -17,9 +19,21 @@ import { findServerEntries } from "./serverEntries.js";
  * `toolgate uninstall <client>`: the file's original bytes when nothing but install has changed it since;
  * otherwise each wrapped entry's command line put back where it still is as install left it. An entry
  * changed since (by a person or the host) is not touched, and said; its record is kept for another try.
- * Policies stay where they are (they may have been reviewed). Exit 0, 1 (something not restored), 2.
+ * Policies stay where they are (they may have been reviewed). A file reached through a symbolic link is
+ * restored where the link points, as install edited it there. Exit 0, 1 (something not restored), 2.
  */
-export function runUninstall(client: ClientId, file: string, toolgateDir: string): number {
+export function runUninstall(client: ClientId, target: ConfigTarget, toolgateDir: string): number {
+  const { file } = target;
+  if (target.link) say(`${target.given} is a symbolic link: restoring the file it points to, ${file}`);
+  try {
+    return restore(client, file, toolgateDir);
+  } catch (error) {
+    printError(describeError(error));
+    return 2;
+  }
+}
+
+function restore(client: ClientId, file: string, toolgateDir: string): number {
   const paths = recordPaths(toolgateDir, client, file);
   let record;
   try {
@@ -41,7 +55,7 @@ export function runUninstall(client: ClientId, file: string, toolgateDir: string
   const title = CLIENTS[client].title;
   const now = readConfigText(file);
   if (record.originalText !== null && now.bom + now.body === record.installedText) {
-    writeAtomically(file, record.originalText);
+    write(file, record.originalText);
     removeRecord(paths);
     say(`${file} is back as it was before toolgate install, byte for byte`);
     sayPolicies(record.entries, title);
@@ -71,20 +85,37 @@ export function runUninstall(client: ClientId, file: string, toolgateDir: string
       );
     }
   }
-  if (changes.length > 0) writeAtomically(file, now.bom + applyChanges(now.body, changes));
-  if (kept.length === 0) removeRecord(paths);
-  else
-    writeRecord(paths, {
-      ...record,
-      originalText: null,
-      installedText: now.bom + applyChanges(now.body, changes),
-      entries: kept,
-    });
+  if (changes.length > 0) write(file, now.bom + applyChanges(now.body, changes));
+  try {
+    if (kept.length === 0) removeRecord(paths);
+    else
+      writeRecord(paths, {
+        ...record,
+        originalText: null,
+        installedText: now.bom + applyChanges(now.body, changes),
+        entries: kept,
+      });
+  } catch (error) {
+    throw writeError(
+      `the install record ${paths.record}`,
+      error,
+      `${file} has its entries back; remove the record by hand before another uninstall`,
+    );
+  }
   say(
     `put back ${changes.length} server entr${changes.length === 1 ? "y" : "ies"} in ${file}; the rest of the file is as it is now`,
   );
   sayPolicies(record.entries, title);
   return kept.length === 0 ? 0 : 1;
+}
+
+/** The client's file, restored; on failure `E_INSTALL_WRITE` and nothing changed (the record stays). */
+function write(file: string, text: string): void {
+  try {
+    writeAtomically(file, text);
+  } catch (error) {
+    throw writeError(file, error, "it is unchanged, and the install record is kept");
+  }
 }
 
 function sayPolicies(entries: readonly RecordedEntry[], title: string): void {

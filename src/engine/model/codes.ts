@@ -145,6 +145,8 @@ export const AUDIT_PIN_CODES = [
 export const CLI_CODES = [
   "E_USAGE",
   "E_INSTALL_ENTRY",
+  "E_INSTALL_LINK",
+  "E_INSTALL_WRITE",
   "E_INTERNAL",
   "E_CONSOLE_USAGE",
   "E_CONSOLE_COMMAND",

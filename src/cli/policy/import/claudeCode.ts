@@ -1,5 +1,6 @@
 import { entryOf } from "../../../config/sourceTree.js";
 import { convertGlob, literalServer, ruleScope } from "./claudeRules.js";
+import { applySwitches, readServerSwitches } from "./claudeServers.js";
 import {
   addEntries,
   chooseServer,
@@ -25,6 +26,9 @@ import { asMap, listEntry, mapEntry, readStrictJson, spotOf } from "./read.js";
  * (then `approval_required: ["*"]`) or the whole server (then only the ask rules). Otherwise the
  * unmatched tools are denied, the stricter choice, and reported: putting every tool under approval
  * instead would make the explicitly allowed ones unusable for a client that cannot be asked.
+ *
+ * Settings that switch the whole server off (`deniedMcpServers`, `allowedMcpServers`,
+ * `disabledMcpjsonServers`: claudeServers.ts) make it `allow: []`, as Gemini's `mcp.excluded` does.
  */
 
 type List = "deny" | "ask" | "allow";
@@ -64,9 +68,15 @@ export function importClaudeCode(file: string, text: string, requested?: string)
       mode = { value: value.value, spot: spotOf(value) };
     }
   }
+  const switches = readServerSwitches(root);
   const found = [...new Set(rules.map((r) => literalServer(r.text)).filter((s) => s !== undefined))];
-  const server = chooseServer(found, requested, (s) =>
-    rules.some((r) => ruleScope(r.text, s).kind !== "other"),
+  const server = chooseServer(
+    found,
+    requested,
+    (s) =>
+      rules.some((r) => ruleScope(r.text, s).kind !== "other") ||
+      switches.named.includes(s) ||
+      switches.switchesOff(s).length > 0,
   );
 
   const report: ReportItem[] = [];
@@ -192,5 +202,5 @@ export function importClaudeCode(file: string, text: string, requested?: string)
       why: "Claude Code asks about them, but approval_required cannot exempt the allowed tools, so they are denied (stricter); add the ones you want to tools.allow and tools.approval_required",
     });
   }
-  return { policy, report, ignored };
+  return applySwitches({ policy, report, ignored }, switches.switchesOff(server));
 }

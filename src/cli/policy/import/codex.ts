@@ -109,7 +109,14 @@ export function importCodex(file: string, text: string, requested?: string): Imp
       }
     }
   }
-  return { policy, report, ignored: [] };
+  return {
+    policy,
+    report,
+    ignored: [],
+    ...(enabled === false
+      ? { switchedOff: { by: `enabled = false${lineNote(lines.key("enabled"))}`, sure: true } }
+      : {}),
+  };
 }
 
 function isTable(value: unknown): value is Table {

@@ -73,7 +73,12 @@ export function importGemini(file: string, text: string, requested?: string): Im
       "Without trust: true, Gemini CLI asks before each call: every allowed tool needs approval.",
     );
   }
-  return { policy, report, ignored: [] };
+  return {
+    policy,
+    report,
+    ignored: [],
+    ...(off === undefined ? {} : { switchedOff: { by: off, sure: true } }),
+  };
 }
 
 /**

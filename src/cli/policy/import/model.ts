@@ -43,6 +43,12 @@ export interface ImportOutcome {
   report: ReportItem[];
   /** Rules or entries about other tools or servers: ignored on purpose, counted in one summary line. */
   ignored: string[];
+  /**
+   * The client does not start the server at all, by this setting: the policy allows nothing, and the
+   * summary says the server was skipped and why. `sure: false` when the setting may not reach the server
+   * (the report then says why, and the policy keeps the stricter reading).
+   */
+  switchedOff?: { by: string; sure: boolean };
 }
 
 /** Bad input (exit 2): the file does not parse, has the wrong shape, or the server cannot be chosen. */
