@@ -98,3 +98,17 @@ describe("tokens file: OAuth principals", () => {
     expect(typo.diagnostics.map((d) => d.message)[0]).toContain("unknown claim condition 'subject'");
   });
 });
+
+describe("tokens file: claim conditions read strictly", () => {
+  it("keeps a group entry whole (spaces included) and splits a scope entry on spaces", () => {
+    const { principals, diagnostics } = parseTokensFile(
+      "tokens.yaml",
+      '- name: admins\n  claims: { groups: ["mcp admins", ops], scope: "tools:call tools:read" }\n- name: one\n  claims: { groups: "mcp admins" }\n',
+    );
+    expect(diagnostics).toEqual([]);
+    expect(principals.map((p) => p.claims)).toEqual([
+      { groups: ["mcp admins", "ops"], scope: ["tools:call", "tools:read"] },
+      { groups: ["mcp admins"] },
+    ]);
+  });
+});
