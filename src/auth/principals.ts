@@ -8,13 +8,21 @@ export type { ClaimMatch };
  * condition holds for the token's claims. Pure.
  */
 
+/**
+ * The token's scopes: `scope` and `scp` each as issuers write them, a space-separated string (RFC 9068,
+ * Entra ID's `scp`) or a list (Okta's `scp`), one scope per element. Scope tokens hold no spaces (RFC 6749
+ * §3.3), so splitting a string is exact.
+ */
 export function scopesOf(claims: JWTPayload): Set<string> {
   const out = new Set<string>();
-  if (typeof claims.scope === "string") for (const s of claims.scope.split(" ")) if (s !== "") out.add(s);
-  if (Array.isArray(claims.scp)) for (const s of claims.scp) if (typeof s === "string") out.add(s);
+  for (const value of [claims.scope, claims.scp]) {
+    const items = typeof value === "string" ? value.split(" ") : Array.isArray(value) ? value : [];
+    for (const s of items) if (typeof s === "string" && s !== "") out.add(s);
+  }
   return out;
 }
 
+/** A list claim (`groups`) element by element, never split: a group's name may hold spaces. */
 function listClaim(value: unknown): string[] {
   if (typeof value === "string") return [value];
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];

@@ -52,14 +52,24 @@ export function challenge(settings: OAuthSettings, problem?: { error: string; de
   const parts = [`Bearer resource_metadata="${quoted(metadataUrl(settings.audience()))}"`];
   if (settings.scopes.length > 0) parts.push(`scope="${quoted(settings.scopes.join(" "))}"`);
   if (problem !== undefined) {
-    parts.push(`error="${problem.error}"`, `error_description="${quoted(problem.description)}"`);
+    // Bounded: a description echoes parts of the token, and clients cap the size of a response header.
+    const description = [...problem.description];
+    const cut = description.length > 500 ? `${description.slice(0, 500).join("")}...` : problem.description;
+    parts.push(`error="${problem.error}"`, `error_description="${quoted(cut)}"`);
   }
   return parts.join(", ");
 }
 
-/** A quoted-string of RFC 9110: no quote, backslash or control character can break out of it. */
+/**
+ * A quoted-string of RFC 9110 that any HTTP stack can carry: quote and backslash escaped, and every
+ * character outside printable ASCII (control characters, and anything non-ASCII a token's claims or header
+ * may carry, which Node refuses in a header) written as the text `\uXXXX` (its backslash escaped in turn),
+ * so the challenge is never dropped and never breaks out of its quotes.
+ */
 function quoted(text: string): string {
-  return text.replace(/[\\"]/g, "\\$&").replace(/[\u0000-\u001f\u007f]/g, " ");
+  return text
+    .replace(/[^\u0020-\u007e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)
+    .replace(/[\\"]/g, "\\$&");
 }
 
 export interface PrincipalRule {

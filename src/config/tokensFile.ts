@@ -223,8 +223,10 @@ function parseClaims(node: SourceNode, diagnostics: Diagnostic[]): ClaimMatch | 
     if (e.key === "scope" || e.key === "groups") {
       const items = e.value.kind === "seq" ? e.value.items : [e.value];
       const list = items.map((item) => stringValue(item, `claims.${e.key}`, diagnostics));
+      // A scope entry may list several, space-separated (scopes hold no spaces); a group entry is one
+      // group's name, spaces included: split, "mcp admins" would match a token's ["mcp", "admins"].
       if (list.every((x): x is string => x !== null))
-        out[e.key] = list.flatMap((x) => x.split(" ")).filter((x) => x !== "");
+        out[e.key] = e.key === "scope" ? list.flatMap((x) => x.split(" ")).filter((x) => x !== "") : list;
     } else if (e.key === "sub" || e.key === "client_id" || e.key === "iss") {
       const value = stringValue(e.value, `claims.${e.key}`, diagnostics);
       if (value !== null) out[e.key] = value;

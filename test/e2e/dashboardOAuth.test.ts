@@ -67,6 +67,33 @@ describe("the dashboard's sign-in with the identity provider", () => {
     await context.close();
   });
 
+  it("a person's attempt survives 200 attempts started by another client meanwhile", async () => {
+    const context = await browser.newContext();
+    await context.route("**/*", (route) =>
+      new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort(),
+    );
+    const page = await context.newPage();
+    await page.goto(`${origin}/ui/`);
+    await page.getByRole("link", { name: `Sign in with ${new URL(issuer.url).host}` }).click();
+    await page.locator('input[name="login"]').waitFor();
+    // Another client starts attempts while the person is at the provider's login page.
+    for (let i = 0; i < 200; i++) {
+      const answer = await fetch(`${origin}/ui/oauth/start`, { redirect: "manual" });
+      expect(answer.status).toBe(303);
+      expect(answer.headers.get("location")).toContain(`${issuer.url}/auth?`);
+    }
+    await page.locator('input[name="login"]').fill("bob");
+    await page.locator('input[name="password"]').fill("any");
+    await page.getByRole("button", { name: /sign-?in/i }).click({ timeout: 5000 });
+    await page.getByRole("button", { name: /continue/i }).click({ timeout: 5000 });
+    // Either page: an attempt pushed out would end on "Not signed in", and should fail here, not time out.
+    const heading = page.getByRole("heading", { name: /^(Verdict matrix|Not signed in)$/ });
+    await heading.waitFor({ timeout: 15_000 });
+    expect(await heading.textContent()).toBe("Verdict matrix");
+    expect(await page.getByRole("button", { name: "Sign out" }).count()).toBe(1);
+    await context.close();
+  });
+
   it("refuses a callback this browser did not start", async () => {
     const answer = await fetch(`${origin}/ui/oauth/callback?state=forged&code=x`);
     expect(answer.status).toBe(401);

@@ -18,6 +18,13 @@ export interface Issuer {
    * own login and consent pages, driven here (the public client `web`, the user `user`).
    */
   userToken(user: string, resource: string, scope: string): Promise<string>;
+  /** The ID token of the same flow (scope `openid`): a JWT of this issuer and key, but no access token. */
+  idToken(user: string, resource: string): Promise<string>;
+  /**
+   * A JWT introspection answer (RFC 9701, `typ: token-introspection+jwt`) about an opaque token of `client`:
+   * another JWT this issuer signs with the same key, for that client.
+   */
+  introspectionJwt(client: string): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -72,6 +79,8 @@ export async function startIssuer(options: { dashboardRedirect?: string } = {}):
     pkce: { required: () => true },
     features: {
       clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      jwtIntrospection: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => undefined as never,
@@ -119,7 +128,36 @@ export async function startIssuer(options: { dashboardRedirect?: string } = {}):
         throw new Error(`no token: ${json.error}: ${json.error_description}`);
       return json.access_token;
     },
-    userToken: (user, resource, scope) => authorizationCode(url, user, resource, scope),
+    userToken: async (user, resource, scope) => (await authorizationCode(url, user, resource, scope)).access,
+    async idToken(user, resource) {
+      const { id } = await authorizationCode(url, user, resource, "openid tools:call");
+      if (id === undefined) throw new Error("no id_token");
+      return id;
+    },
+    async introspectionJwt(client) {
+      const basic = `Basic ${Buffer.from(`${client}:${CLIENTS[client]}`).toString("base64")}`;
+      // Without a resource the client credentials token is opaque: only those can be introspected.
+      const opaque = (await (
+        await fetch(`${url}/token`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic },
+          body: new URLSearchParams({ grant_type: "client_credentials" }),
+        })
+      ).json()) as { access_token: string };
+      const answer = await fetch(`${url}/token/introspection`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          accept: "application/token-introspection+jwt",
+          authorization: basic,
+        },
+        body: new URLSearchParams({ token: opaque.access_token }),
+      });
+      const text = await answer.text();
+      if (!answer.headers.get("content-type")?.startsWith("application/token-introspection+jwt"))
+        throw new Error(`no JWT introspection answer: ${text.slice(0, 200)}`);
+      return text;
+    },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -130,7 +168,7 @@ async function authorizationCode(
   user: string,
   resource: string,
   scope: string,
-): Promise<string> {
+): Promise<{ access: string; id?: string }> {
   const verifier = randomBytes(32).toString("base64url");
   const challenge = createHash("sha256").update(verifier).digest("base64url");
   const cookies = new Map<string, string>();
@@ -178,9 +216,13 @@ async function authorizationCode(
           resource,
         }),
       });
-      const json = (await token.json()) as { access_token?: string; error_description?: string };
+      const json = (await token.json()) as {
+        access_token?: string;
+        id_token?: string;
+        error_description?: string;
+      };
       if (json.access_token === undefined) throw new Error(`no token: ${json.error_description}`);
-      return json.access_token;
+      return { access: json.access_token, ...(json.id_token === undefined ? {} : { id: json.id_token }) };
     }
     if (location !== null) {
       answer = await go(location);

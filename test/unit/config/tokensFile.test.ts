@@ -158,3 +158,17 @@ describe("tokens file: what each principal may do", () => {
     expect(principals[0]!.rights).toEqual({ mcp: true, dashboard: null, approves: null });
   });
 });
+
+describe("tokens file: claim conditions read strictly", () => {
+  it("keeps a group entry whole (spaces included) and splits a scope entry on spaces", () => {
+    const { principals, diagnostics } = parseTokensFile(
+      "tokens.yaml",
+      '- name: admins\n  claims: { groups: ["mcp admins", ops], scope: "tools:call tools:read" }\n- name: one\n  claims: { groups: "mcp admins" }\n',
+    );
+    expect(diagnostics).toEqual([]);
+    expect(principals.map((p) => p.claims)).toEqual([
+      { groups: ["mcp admins", "ops"], scope: ["tools:call", "tools:read"] },
+      { groups: ["mcp admins"] },
+    ]);
+  });
+});
