@@ -229,7 +229,7 @@ describe("tokens carrying what a header cannot hold", () => {
         .at(-1),
     ).toMatchObject({
       client: "ci",
-      principal: "ci (用户-ünï\r\n)",
+      principal: `ci (用户-ünï\r\n at ${issuer.url})`,
     });
   });
 });
