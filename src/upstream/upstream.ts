@@ -89,11 +89,6 @@ export interface Upstream {
 }
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
-/**
- * How long a server may take to answer `server/discover` before it is taken for a legacy one that ignores
- * methods it does not know (one that answers with an error is known to be legacy at once).
- */
-const PROBE_TIMEOUT_MS = 5000;
 
 /**
  * The SDK's stdio transport, probing in place: on its own class the SDK runs the `server/discover` probe
@@ -217,7 +212,9 @@ export function upstreamClient(
 ): Client {
   return new Client(info, {
     capabilities,
-    versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(timeoutMs, PROBE_TIMEOUT_MS) } },
+    // The probe (`server/discover`) may take as long as the whole start: a server slow to start is slow to
+    // answer its first request, whichever it is.
+    versionNegotiation: { mode: "auto", probe: { timeoutMs } },
     inputRequired: { autoFulfill: false },
   });
 }
