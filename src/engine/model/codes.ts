@@ -153,6 +153,7 @@ export const CLI_CODES = [
   "E_SET_USAGE",
   "E_SET_TARGET",
   "E_SET_VALUE",
+  "E_SET_DENY_ALL",
 ] as const;
 
 /** `toolgate dashboard`: starting it, and the requests it refuses. */
