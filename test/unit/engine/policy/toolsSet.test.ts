@@ -119,15 +119,18 @@ describe("parsing the command", () => {
     expect(parseSetValue(text)).toEqual(expected);
   });
 
-  it.each(["[]", "[ ]", "[,]", '""', "''", "", '[""]'])("refuses the deny-all list %j with a hint", (text) => {
-    const r = parseSetValue(text, "github");
-    expect(r).toMatchObject({ kind: "error", code: "E_SET_DENY_ALL" });
-    if (r.kind !== "error") return;
-    expect(r.message).toContain("deny-all empty list, which .set cannot express");
-    expect(r.hint).toContain("deny-all comes from a file");
-    expect(r.hint).toContain("'github: []' entry under mcp_tools");
-    expect(r.hint).toContain("a bare 'github:' (null) in a role's or skill's YAML front matter");
-  });
+  it.each(["[]", "[ ]", "[,]", '""', "''", "", '[""]'])(
+    "refuses the deny-all list %j with a hint",
+    (text) => {
+      const r = parseSetValue(text, "github");
+      expect(r).toMatchObject({ kind: "error", code: "E_SET_DENY_ALL" });
+      if (r.kind !== "error") return;
+      expect(r.message).toContain("deny-all empty list, which .set cannot express");
+      expect(r.hint).toContain("deny-all comes from a file");
+      expect(r.hint).toContain("'github: []' entry under mcp_tools");
+      expect(r.hint).toContain("a bare 'github:' (null) in a role's or skill's YAML front matter");
+    },
+  );
 
   it("refuses a bracketed list, hinting the comma-separated form", () => {
     const r = parseSetValue("[get_*, 'list_*']", "github");
