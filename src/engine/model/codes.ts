@@ -141,6 +141,9 @@ export const AUDIT_PIN_CODES = [
   "E_PIN_INPUT",
   "E_PIN_OUTPUT",
   "E_PIN_EXACT_TEXT",
+  "E_PIN_SERVER",
+  "W_PIN_SERVER",
+  "W_SERVER_NAME_CHANGED",
 ] as const;
 
 /** The command line and the console. */
