@@ -34,10 +34,15 @@ export function registerPinCommand(program: Command): void {
       "read an MCP server's live tool catalog and print a tool_pins block (schema_hash, meta_hash, and exact_schema_hash where a schema holds integers beyond 2^53) for a policy file",
     )
     .option("--config-dir <dir>", CONFIG_DIR_HELP)
-    .option("--server <name>", "pin this mcp.json server of the configuration directory (stdio, http or sse)")
+    .option(
+      "--server <name>",
+      "without a command: pin this mcp.json server of the configuration directory (stdio, http or sse); " +
+        "with a command after --: the server's name, written as server_id (its mcp.json name for serve, or wrap's --label)",
+    )
     .option(
       "--server-id <id>",
-      "server_id written in each pin (default: the --server name; for a command, the name the server gives itself in its initialize answer, which is what wrap matches pins against)",
+      "server_id written in each pin (default: the --server name; for a command without --server, the name the " +
+        "server gives itself, which wrap without --server or --label binds the pins to)",
     )
     .option("--output <file>", "write the block to this file instead of stdout")
     .option(

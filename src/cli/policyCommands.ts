@@ -1,8 +1,7 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
-import { migratePolicy, needsMigration } from "../config/policyMigrate.js";
 import type { Policy } from "../engine/model/policy.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
 import { compilePolicy, type CompiledPolicy } from "../engine/policy/compile.js";
@@ -20,9 +19,11 @@ import { loadApprovalKeys } from "./approvalKeys.js";
 import { registerPolicyInit } from "./policyInitCommand.js";
 import { registerPolicySuggest } from "./policySuggestCommand.js";
 import { registerPolicyImport } from "./policyImportCommand.js";
+import { registerPolicyMigrate } from "./policyMigrateCommand.js";
+import { POLICY_EXIT } from "./policy/policyOutput.js";
 
-/** Exit codes of `toolgate policy …` (documented in the README). */
-export const EXIT = { ok: 0, denied: 1, needsMigration: 1, badInput: 2 } as const;
+/** Exit codes of `toolgate policy …`. */
+const EXIT = POLICY_EXIT;
 
 export function registerPolicyCommands(program: Command): void {
   const policy = program
@@ -124,35 +125,7 @@ export function registerPolicyCommands(program: Command): void {
       },
     );
 
-  policy
-    .command("migrate")
-    .description("write the v2 form of a policy (stdout unless --output)")
-    .requiredOption("--input <file>", "policy file (v1 or v2)")
-    .option("--output <file>", "write here instead of stdout")
-    .option("--check", "write nothing; exit 1 when the file needs migrating, 0 when it is already v2")
-    .action((opts: { input: string; output?: string; check?: boolean }) => {
-      const { policy, diagnostics } = loadPolicyFile(opts.input);
-      // Deprecation warnings are what migrate resolves; only errors are worth showing here.
-      printDiagnostics(diagnostics.filter((d) => d.severity === "error"));
-      if (policy === null) process.exit(EXIT.badInput);
-      const needed = needsMigration(policy);
-      if (opts.check) {
-        process.stdout.write(
-          needed ? `${opts.input}: needs migration to version 2.0\n` : `${opts.input}: already version 2.0\n`,
-        );
-        process.exitCode = needed ? EXIT.needsMigration : EXIT.ok;
-        return;
-      }
-      const source = readFileSync(opts.input, "utf8");
-      // An already-v2 file is left exactly as it is (its comments and layout are the author's); only a file
-      // that needs migrating is rewritten, keeping its header comment.
-      const text = needed ? migratePolicy(policy, source) : source;
-      if (!needed)
-        process.stderr.write(`toolgate: ${opts.input} is already version 2.0; written unchanged\n`);
-      if (opts.output === undefined) process.stdout.write(text);
-      else writeFileSync(opts.output, text);
-      process.exitCode = EXIT.ok;
-    });
+  registerPolicyMigrate(policy);
 }
 
 interface CheckOptions {

@@ -20,6 +20,7 @@ import { loadApprovalKeys } from "./approvalKeys.js";
 import { requestStateCodec } from "./requestStateKey.js";
 import { StderrRecord, tellHost } from "./hostNotice.js";
 import { MemoryApprovalClaims } from "../session/approvalClaims.js";
+import { pinServer } from "./wrapPinServer.js";
 
 interface WrapOptions extends WrapConfigFlags {
   policy?: string;
@@ -58,8 +59,9 @@ export function registerWrapCommand(program: Command): void {
     .option("--verbose", "one line per decision on stderr")
     .option(
       "--label <id>",
-      "session label recorded in the audit log (default: a random id); also the server_id that tool_pins " +
-        "and approval questions name the server by (default: --server, else the server's own serverInfo.name)",
+      "session label recorded in the audit log (default: a random id); without --server also the server_id " +
+        "tool_pins and approval questions name the server by (default: the only server the pins name; never " +
+        "the name the server gives itself)",
     )
     .option(
       "--approval-key <file>",
@@ -141,7 +143,7 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
     ...(options.server === undefined ? {} : { server: options.server }),
   });
 
-  const serverId = options.label ?? options.server;
+  const serverId = plan.pins.serverId;
   // From here on stderr is the running server's; the record is only for failures before it.
   started();
   try {
@@ -163,7 +165,7 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
             dryRun: options.dryRun === true,
             verbose: options.verbose === true,
             log,
-            ...(serverId === undefined ? {} : { serverId }),
+            ...(serverId === undefined ? {} : { serverId, serverIdFromPins: plan.pins.fromPins }),
             approvalTimeoutMs: options.approvalTimeout * 1000,
             approvals: { keys: approvalKeys, claims: new MemoryApprovalClaims() },
             requestStates: states.codec,
@@ -195,19 +197,22 @@ function planPlainWrap(
     log("wrap needs the server command after -- (or --server <name> to run one from mcp.json)");
     return null;
   }
+  const pins = pinServer(options, policy, options.policy);
+  if (pins === null) return null;
   return {
     command: program,
     args,
+    pins,
     createGate: async () => {
       if (policy === null) return allowAllGate();
       // Loaded here, after the server is spawned: Ajv's start-up cost overlaps the server's.
       const { compilePolicy } = await import("../engine/policy/compile.js");
-      // The label names the server as a configuration would (pins' server_id), so a tools.deny entry
-      // written as serve shows the tool (`<label>__<tool>`) denies it here too.
-      return createPolicyGate(
-        compilePolicy(policy),
-        options.label === undefined ? {} : { gatewayName: options.label },
-      );
+      // The label names the server as a configuration would, so a tools.deny entry written as serve shows
+      // the tool (`<label>__<tool>`) denies it here too. Pins are bound to the server wrap runs (pins.serverId).
+      return createPolicyGate(compilePolicy(policy), {
+        ...(options.label === undefined ? {} : { gatewayName: options.label }),
+        ...(pins.serverId === undefined ? {} : { serverId: pins.serverId }),
+      });
     },
   };
 }

@@ -11,6 +11,7 @@ import { serverFilter } from "../engine/policy/serverFilter.js";
 import { policyLocation, printDiagnostics, selectionOf, type ContextFlags } from "./contextOptions.js";
 import { describeError, errorText } from "./errorReport.js";
 import { lookupEnabledServer } from "./serverLookup.js";
+import type { PinServer } from "./wrapPinServer.js";
 
 /**
  * `toolgate wrap --config-dir D --server S [--role …]… [-- CMD ARGS…]`: the layers of server S in that context
@@ -32,6 +33,8 @@ export interface WrapPlan {
   createGate(): Promise<ToolGate>;
   /** config.yaml's `approval_keys`, relative to the configuration directory. */
   approvalKeys?: { files: readonly { path: string }[]; dir: string };
+  /** The server the policy's tool_pins are bound to (wrapPinServer.ts). */
+  pins: PinServer;
 }
 
 /** True when any flag asks for the configuration directory. */
@@ -94,6 +97,8 @@ export function planConfigDirWrap(
     ).gate;
   };
 
+  // The mcp.json name, as serve names the server (and `toolgate pin --config-dir D --server S` writes it).
+  const pins: PinServer = { serverId: name, fromPins: false };
   const server = found.server;
   const [program, ...args] = command;
   if (program !== undefined) {
@@ -106,6 +111,7 @@ export function planConfigDirWrap(
       args,
       createGate,
       approvalKeys: { files: config.global.approvalKeys, dir: config.dir },
+      pins,
     };
   }
   if (server.transport !== "stdio") {
@@ -125,5 +131,6 @@ export function planConfigDirWrap(
     ...(cwd === undefined ? {} : { cwd }),
     createGate,
     approvalKeys: { files: config.global.approvalKeys, dir: config.dir },
+    pins,
   };
 }

@@ -11,7 +11,6 @@ import {
   type ToolExplanation,
 } from "../engine/policy/explain.js";
 import { layerPatternText, type Layer } from "../engine/policy/layers.js";
-import { createPinStage } from "../engine/policy/pinStage.js";
 import type { ActivePolicy } from "../engine/policy/policyLayer.js";
 import { serverFilter, type ServerFilter } from "../engine/policy/serverFilter.js";
 import type { CatalogCache, CatalogResult } from "./catalogCache.js";
@@ -176,12 +175,10 @@ function extraReason(
   if (policy === null) return `hidden by ${step.label}`;
   if (step.level === "pins") {
     const seen = server.catalog.ok ? server.catalog.catalog.seen.get(tool) : undefined;
-    const withheld = createPinStage(policy.compiled.policy)(
-      seen?.definition ?? { name: tool },
-      seen?.context,
-      server.server,
-    );
-    return withheld === null ? `hidden by ${step.label}` : `${withheld.code}: ${withheld.reason}`;
+    // The filter's own pin layer: it knows every server of the configuration, as the gate does.
+    const pins = server.filter.extras.find((e) => e.level === "pins");
+    const why = pins?.reason?.(tool, seen) ?? null;
+    return why === null ? `hidden by ${step.label}` : why;
   }
   const outcome = decideName(policy.compiled, tool);
   return `${outcome.code ?? "hidden"}: ${outcome.reason} (${step.label})`;

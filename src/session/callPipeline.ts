@@ -175,10 +175,11 @@ function askStep(
   warnings: string[],
 ): CallStep {
   const redaction = hand.redaction();
-  const serverId = hand.call.server.serverId();
+  const view = hand.call.server;
+  const shown = view.shownName === undefined ? view.serverId() : view.shownName();
   const question = approvalRequestParams({
     tool: hand.call.tool,
-    ...(serverId === undefined ? {} : { server: serverId }),
+    ...(shown === undefined ? {} : { server: shown }),
     shownArguments: redaction.shownArguments(),
     rule: ask.rule,
     ...(ask.rejected === undefined ? {} : { rejectedArtifact: redaction.scrub(ask.rejected.problem) }),

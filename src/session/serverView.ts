@@ -10,8 +10,13 @@ export interface ServerView {
    * servers (serve); `null` when the session fronts one (wrap).
    */
   name: string | null;
-  /** The server as `tool_pins` entries name it (`server_id`) and approval questions show it. */
+  /**
+   * The server as `tool_pins` entries name it (`server_id`): the name toolgate knows it by, never the name the
+   * server gives itself.
+   */
   serverId(): string | undefined;
+  /** The server as approval questions show it, when that differs from serverId() (wrap without a name). */
+  shownName?(): string | undefined;
   /** Resolves symbolic links as the server sees them (stdio servers share toolgate's filesystem). */
   realpath?: RealpathHook;
 }

@@ -32,6 +32,7 @@ import { PrivateRequests } from "./privateRequests.js";
 import { WrapEra } from "./wrapEra.js";
 import { ListFilter } from "./listFilter.js";
 import { ServerReadiness } from "./serverReadiness.js";
+import { ServerNameWatch } from "./serverNameWatch.js";
 import { ApprovalRounds, type RetryReading } from "../session/approvalRounds.js";
 import { whenSettled, type Settled } from "../state/settled.js";
 import { MemoryApprovalClaims } from "../session/approvalClaims.js";
@@ -55,10 +56,13 @@ export interface PolicyProxyOptions {
   /** Called with the tool names each time toolgate has fetched the server's full catalog. */
   onCatalog?: (tools: readonly string[]) => void;
   /**
-   * The server as `tool_pins` entries name it (`server_id`) and as approval questions show it. Absent: the
-   * `serverInfo.name` the server gives in its `initialize` answer.
+   * The server as `tool_pins` entries name it (`server_id`) and as approval questions show it. Absent: pins
+   * apply by tool name alone, and questions show the `serverInfo.name` the server gives itself. That name
+   * never decides which pins apply: the server controls it.
    */
   serverId?: string;
+  /** `serverId` is the one server the pins name (no --server or --label): a server giving another name is reported. */
+  serverIdFromPins?: boolean;
   /** How long a call that needs approval waits for the person's answer (default 120 s). */
   approvalTimeoutMs?: number;
   /** Resolves symbolic links for `restrict_scope` contracts with `realpath: true` (the server shares our filesystem). */
@@ -100,6 +104,7 @@ export class PolicyProxy {
   private readonly timeoutMs: number;
   private readonly approvals: ApprovalAsker;
   private readonly era = new WrapEra();
+  private readonly nameWatch: ServerNameWatch;
   private readonly lists: ListFilter;
   private readonly readiness: ServerReadiness;
   /** Approval in the modern era: toolgate's own input_required question and its retries. */
@@ -132,6 +137,7 @@ export class PolicyProxy {
     private readonly peers: ProxyPeers,
   ) {
     this.timeoutMs = options.privateRequestTimeoutMs ?? DEFAULT_PRIVATE_TIMEOUT_MS;
+    this.nameWatch = new ServerNameWatch(options.serverId, options.serverIdFromPins === true, options.log);
     const approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     this.session = new ToolSession({
       identity: { session: options.session },
@@ -148,7 +154,8 @@ export class PolicyProxy {
     this.server = {
       gate: options.gate,
       name: null,
-      serverId: () => options.serverId ?? this.readiness.serverName ?? this.era.serverName,
+      serverId: () => options.serverId,
+      shownName: () => options.serverId ?? this.reportedName(),
       ...(options.realpath === undefined ? {} : { realpath: options.realpath }),
     };
     this.privateRequests = new PrivateRequests((request) => peers.toServer(request), this.timeoutMs);
@@ -172,6 +179,7 @@ export class PolicyProxy {
       },
       options.log,
       (snapshot) => {
+        this.nameWatch.note(this.reportedName());
         options.onCatalog?.([...snapshot.tools.keys()]);
         this.session.catalogFetched(this.server, snapshot);
       },
@@ -191,6 +199,11 @@ export class PolicyProxy {
       timeoutMs: this.timeoutMs,
       log: options.log,
     });
+  }
+
+  /** The name the server gives itself (initialize, else server/discover): shown, never trusted. */
+  private reportedName(): string | undefined {
+    return this.readiness.serverName ?? this.era.serverName;
   }
 
   /** Set when the server could not be started: every request is answered with it. */

@@ -244,4 +244,44 @@ describe("console against real servers", () => {
       "everything: [ echo, get-sum, no_such_tool ]",
     );
   });
+
+  it("`.set mcp_tools.fs []` is refused with the deny-all hint; the session's entry and the tools stay", async () => {
+    const workspace = tempDir("tg-ws-");
+    const dir = configDir({
+      "mcp.json": mcpJson({ fs: { command: NODE, args: [FILESYSTEM_SERVER, workspace] } }),
+      "config.yaml": "enabled_mcp_servers: all\n",
+    });
+    const run = await runCli(["console", "--config-dir", dir, "--session", "s2", "--echo"], {
+      input: script(
+        ".set mcp_tools.fs read_*",
+        ".set mcp_tools.fs []",
+        '.set mcp_tools.fs ""',
+        ".set mcp_tools.fs [read_*,list_*]",
+        ".set mcp_tools.fs",
+        ".info tools",
+      ),
+    });
+    const out = run.stdout;
+    expect(out).toContain(
+      "> .set mcp_tools.fs []\n" +
+        "error E_SET_DENY_ALL: '[]' would be the deny-all empty list, which .set cannot express; nothing was changed\n" +
+        "  hint: deny-all comes from a file: a 'fs: []' entry under mcp_tools, or a bare 'fs:' (null) in a role's or " +
+        "skill's YAML front matter; `.set mcp_tools.fs null` only removes this layer's entry\n",
+    );
+    expect(out).toContain(
+      `> .set mcp_tools.fs ""\nerror E_SET_DENY_ALL: '""' would be the deny-all empty list`,
+    );
+    expect(out).toContain(
+      "> .set mcp_tools.fs [read_*,list_*]\nerror E_SET_VALUE: '[read_*,list_*]' is a bracketed list; " +
+        ".set takes patterns separated by commas, without brackets or spaces\n" +
+        "  hint: write `.set mcp_tools.fs read_*,list_*`\n",
+    );
+    // Nothing was stored: the entry is still read_*, and the tools it admits are still offered.
+    expect(out).toContain("> .set mcp_tools.fs\nsession (s2): mcp_tools.fs = read_*\n");
+    expect(out).toMatch(
+      /> \.info tools\ntools \(\d+ allowed \/ \d+ total on 1 running server\)\n {2}fs__read_/,
+    );
+    expect(readFileSync(join(dir, "sessions/s2.yaml"), "utf8")).toBe("mcp_tools:\n  fs: [ read_* ]\n");
+    expect(run.code).toBe(1);
+  });
 });

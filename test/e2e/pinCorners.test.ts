@@ -3,7 +3,7 @@
 // (no drift when only their unrepresentable digits change); `policy migrate` leaves a v2 file as it is;
 // --verbose names warnings.
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "./configDirHelpers.js";
@@ -85,14 +85,17 @@ describe("pins of unusual tools", () => {
 });
 
 describe("toolgate policy migrate on a v2 file", () => {
-  it("writes it unchanged, comments and layout included", async () => {
+  it("leaves it untouched, comments and layout included, and prints it unchanged with --stdout", async () => {
     const file = join(dir, "v2.yaml");
     const text = '# our policy\nversion: "2.0"\ntools:\n  allow: [read_file]   # reads only\n';
     writeFileSync(file, text);
     const run = await runCli(["policy", "migrate", "--input", file]);
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe(text);
-    expect(run.stderr).toContain("already version 2.0");
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("already version 2.0; left unchanged");
     expect(readFileSync(file, "utf8")).toBe(text);
+    expect(existsSync(`${file}.v1.bak`)).toBe(false);
+    const printed = await runCli(["policy", "migrate", "--input", file, "--stdout"]);
+    expect(printed.stdout).toBe(text);
   });
 });

@@ -1,6 +1,6 @@
 // A server that changes a pinned tool without announcing it (no list_changed): the next list shows the
-// drift, and from then on the tool's calls are refused too, on wrap and serve. A server that renames itself
-// out of every pin is reported.
+// drift, and from then on the tool's calls are refused too, on wrap and serve. Pins written for a name the
+// surface does not know the server by still hold its tools, and that is reported.
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { FIXTURES, NODE } from "../e2e/helpers.js";
@@ -28,19 +28,24 @@ describe.each(SURFACES)("%s: silent drift", (surface) => {
   });
 });
 
-describe.each(SURFACES)("%s: a server renamed out of its pins", (surface) => {
+describe.each(SURFACES)("%s: a server known by another name than its pins", (surface) => {
   const start = gates();
-  it("is reported; under unpinned_tools: deny its tools are withheld", async () => {
+  it("the pins still hold its tools (W_PIN_SERVER says so), and a drifted one is withheld", async () => {
     const tools = await bareTools(DRIFT);
     const c = await start(surface, {
       server: DRIFT,
       name: "other-name",
-      env: { DRIFT_NAME: "other-name" },
+      env: { DRIFT_NAME: "other-name", DRIFT_SILENT: "1" },
       policy: `version: "2.0"\ntool_pins:\n${pinsYaml("drift", tools)}enforcement:\n  unconstrained_tools: allow\n  unpinned_tools: deny\n`,
     });
-    expect(await c.tools()).toEqual([]);
+    expect(await c.tools()).toEqual(["echo", "tighten"]);
     await expect
       .poll(() => c.stderr())
-      .toContain("every tool_pins entry names another server ('drift') than this one ('other-name')");
+      .toContain(
+        "names server 'drift', which toolgate does not serve here; it holds tool 'echo' of server 'other-name'",
+      );
+    expect((await c.call("tighten", {})).isError).toBeFalsy();
+    expect(await c.tools()).toEqual(["tighten"]);
+    expect(c.received("echo")).toEqual([]);
   });
 });

@@ -72,8 +72,8 @@ export async function runSet(rest: string, host: SetHost): Promise<CommandResult
     const shown = entry === undefined ? "(not set)" : patternsText(entry.patterns);
     return ok(lines(`${level.label}: mcp_tools.${name} = ${shown}`));
   }
-  const parsed = parseSetValue(value);
-  if (parsed.kind === "error") return failed("E_SET_VALUE", parsed.message);
+  const parsed = parseSetValue(value, name);
+  if (parsed.kind === "error") return failed(parsed.code, parsed.message, parsed.hint);
   if (parsed.kind === "remove") {
     const present = map?.some((e) => e.key === name) === true;
     const what = present

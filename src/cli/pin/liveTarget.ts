@@ -4,9 +4,10 @@ import { errorText, printError } from "../errorReport.js";
 import { targetFromConfig, type CatalogTarget, type LiveCatalog } from "./liveCatalog.js";
 
 /**
- * What wrap matches pins against when it is not told a server id: the name in the server's initialize
- * answer. Pins written under any other name (the command's basename, say) would not apply there, and the
- * tools would count as unpinned. The command's basename only when the server gives no name.
+ * The server_id `toolgate pin -- CMD` writes when given neither --server nor --server-id: the name in the
+ * server's initialize answer (the command's basename when it gives none), a record of which server was
+ * pinned. It is never matched against what a server says later: wrap without --server or --label binds pins
+ * to the only server they name, and serve matches mcp.json names (write those with --server NAME).
  */
 export function defaultServerId(catalog: LiveCatalog, target: CatalogTarget): string {
   if (catalog.serverInfo.name !== "") return catalog.serverInfo.name;

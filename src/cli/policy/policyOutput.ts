@@ -2,6 +2,9 @@ import { existsSync, writeFileSync } from "node:fs";
 import { printable } from "../../engine/text/printable.js";
 import { errorText, printError } from "../errorReport.js";
 
+/** Exit codes of `toolgate policy …` (documented in docs/policy-files.md and docs/cli.md). */
+export const POLICY_EXIT = { ok: 0, denied: 1, needsMigration: 1, badInput: 2 } as const;
+
 /**
  * Where `policy init`, `suggest` and `import` put the policy they write: stdout, or `--output`, which is
  * kept when it exists unless `--force` (a reviewed policy must not be overwritten by accident).

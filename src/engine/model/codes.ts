@@ -42,6 +42,8 @@ export const POLICY_FILE_CODES = [
   "E_POLICY_V1_PATTERN",
   "E_POLICY_V1_OPERATOR",
   "E_POLICY_MIGRATE",
+  "E_POLICY_MIGRATE_BACKUP",
+  "E_POLICY_MIGRATE_WRITE",
   "E_PATTERN_TOO_LONG",
   "E_PATTERN_TRAILING_ESCAPE",
   "W_DEPRECATED",
@@ -139,6 +141,9 @@ export const AUDIT_PIN_CODES = [
   "E_PIN_INPUT",
   "E_PIN_OUTPUT",
   "E_PIN_EXACT_TEXT",
+  "E_PIN_SERVER",
+  "W_PIN_SERVER",
+  "W_SERVER_NAME_CHANGED",
 ] as const;
 
 /** The command line and the console. */
@@ -153,6 +158,7 @@ export const CLI_CODES = [
   "E_SET_USAGE",
   "E_SET_TARGET",
   "E_SET_VALUE",
+  "E_SET_DENY_ALL",
 ] as const;
 
 /** `toolgate dashboard`: starting it, and the requests it refuses. */

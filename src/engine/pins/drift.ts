@@ -8,12 +8,22 @@ import { metaHash, schemaHash } from "./hashes.js";
 /**
  * Tool pins: does the tool a server lists now match what the policy pinned?
  *
- * Which pins apply to a tool: those whose `tool_name` equals the tool's name. When the caller knows the
- * server (`serverId`), pins naming that `server_id` apply; if there are none, pins without a `server_id`
- * do; pins naming another server never do (they pin another server's tool of the same name). When the
- * caller does not know the server, every pin with that `tool_name` applies. The key of the `tool_pins`
- * map is only a label: a pin keyed `read_file` with `tool_name: cat` pins `cat`, and a renamed tool is
- * simply unpinned (withheld under `unpinned_tools: deny`; see unmatchedPins for the pin left behind).
+ * Which pins apply to a tool: those whose `tool_name` equals the tool's name, narrowed by server. The
+ * server is the name toolgate knows it by (`serverId`: wrap's `--server`/`--label`, else the only server
+ * the pins name; serve's mcp.json name), never the name a server gives itself, which the server controls.
+ * Knowing the server, the first non-empty group applies:
+ *
+ * 1. pins naming that `server_id`;
+ * 2. pins without a `server_id` (a pin for any server);
+ * 3. pins naming a server toolgate does not serve here (`served`: mcp.json's names; wrap's one server). Such
+ *    a pin was written under a name toolgate never uses for a server (the server's own name in a file made
+ *    by `toolgate pin -- CMD`, a label not passed): it still holds the tool to its definition, so a drifted
+ *    definition is withheld rather than shown unpinned.
+ *
+ * Pins naming another served server never apply (they pin that server's tool of the same name). When the
+ * caller does not know the server, every pin with that `tool_name` applies. The key of the `tool_pins` map
+ * is only a label: a pin keyed `read_file` with `tool_name: cat` pins `cat`, and a renamed tool is simply
+ * unpinned (withheld under `unpinned_tools: deny`; see unmatchedPins for the pin left behind).
  *
  * A tool must match EVERY pin that applies (several pins for one tool are several claims about it), on
  * `schema_hash`, `meta_hash`, and `exact_schema_hash` when the pin has one; the latter needs the raw
@@ -24,6 +34,8 @@ import { metaHash, schemaHash } from "./hashes.js";
 export interface PinCheckOptions {
   /** The server the tool comes from, as `server_id` in pins names it; absent: unknown. */
   serverId?: string;
+  /** Every server toolgate serves beside `serverId` (see pinsForTool); absent: `serverId` alone. */
+  served?: ReadonlySet<string>;
   /** `enforcement.unpinned_tools`. */
   unpinned: UnpinnedToolsMode;
   /** The tool's inputSchema as the raw JSON text the server sent (extractToolSchemaTexts). */
@@ -34,11 +46,26 @@ export interface PinCheckOptions {
 export type PinCheck =
   { ok: true; pins: string[] } | { ok: false; code: "E_TOOL_DRIFT"; reason: string; rule: Rule };
 
-export function pinsForTool(pins: readonly ToolPin[], toolName: string, serverId?: string): ToolPin[] {
+const NONE: ReadonlySet<string> = new Set();
+
+export function pinsForTool(
+  pins: readonly ToolPin[],
+  toolName: string,
+  serverId?: string,
+  served: ReadonlySet<string> = NONE,
+): ToolPin[] {
   const named = pins.filter((p) => p.toolName === toolName);
   if (serverId === undefined) return named;
-  const same = named.filter((p) => p.serverId === serverId);
-  return same.length > 0 ? same : named.filter((p) => p.serverId === undefined);
+  const own = named.filter((p) => p.serverId === serverId);
+  if (own.length > 0) return own;
+  const unnamed = named.filter((p) => p.serverId === undefined);
+  if (unnamed.length > 0) return unnamed;
+  return named.filter((p) => isStray(p, serverId, served));
+}
+
+/** A pin naming a server that is neither `serverId` nor one of `served`: see pinsForTool, group 3. */
+export function isStray(pin: ToolPin, serverId: string, served: ReadonlySet<string>): boolean {
+  return pin.serverId !== undefined && pin.serverId !== serverId && !served.has(pin.serverId);
 }
 
 export function checkPins(
@@ -46,7 +73,7 @@ export function checkPins(
   tool: ToolDefinition,
   options: PinCheckOptions,
 ): PinCheck {
-  const applying = pinsForTool(pins, tool.name, options.serverId);
+  const applying = pinsForTool(pins, tool.name, options.serverId, options.served);
   if (applying.length === 0) {
     if (options.unpinned === "allow") return { ok: true, pins: [] };
     const from = options.serverId === undefined ? "" : ` on server '${options.serverId}'`;
@@ -73,7 +100,11 @@ export function checkPins(
   return { ok: true, pins: applying.map((p) => p.key) };
 }
 
-/** Pins whose tool (on this server, when known) is not in the list: a tool renamed or removed upstream. */
+/**
+ * Pins whose tool (on this server, when known) is not in the list: a tool renamed or removed upstream. A
+ * pin naming a server toolgate does not serve is left out: which server should list its tool is unknown
+ * (catalog warnings say so about the pin itself).
+ */
 export function unmatchedPins(
   pins: readonly ToolPin[],
   toolNames: Iterable<string>,

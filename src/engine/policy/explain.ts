@@ -24,6 +24,8 @@ export interface ExtraLayer {
    * definition as the server listed it, when the view has it (the pin stage judges definitions).
    */
   judge(tool: string, seen?: SeenTool): { allowed: boolean; matched: string | null };
+  /** Why the layer withholds `tool`, in the engine's words, when it says more than its label; else null. */
+  reason?(tool: string, seen?: SeenTool): string | null;
 }
 
 /** A tool as the server listed it, and what the pin stage needs besides (its server, its schema's raw text). */

@@ -1,6 +1,7 @@
 import { compilePolicyWildcard } from "../patterns/index.js";
-import type { PatternEntry } from "../model/policy.js";
-import { unmatchedPins } from "../pins/drift.js";
+import type { PatternEntry, ToolPin } from "../model/policy.js";
+import { isStray, pinsForTool, unmatchedPins } from "../pins/drift.js";
+import { diagnosticAt, formatDiagnostic } from "../model/diagnostics.js";
 import type { CompiledPolicy } from "./compile.js";
 import { argumentsObject, decideCall, decideName, limitReached } from "./decide.js";
 import type { CallContext, Decision, SessionCounters } from "../model/decision.js";
@@ -8,7 +9,11 @@ import type { LimitRefusal, NameVerdict, ToolContext, ToolDefinition, ToolGate }
 import { createPinStage } from "./pinStage.js";
 
 export interface PolicyGateOptions {
-  /** The server as `tool_pins` entries name it (`server_id`), when the gate serves one known server. */
+  /**
+   * The server as `tool_pins` entries name it (`server_id`), when the gate serves one known server: the name
+   * toolgate knows it by (wrap's --server or --label, else the only server the pins name; serve's mcp.json
+   * name), never the name the server gives itself.
+   */
   serverId?: string;
   /**
    * Every server this policy file serves (serve: mcp.json's names). A pin naming one of them is not
@@ -30,7 +35,9 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
   const explain = compiled.policy.enforcement.deniedTools === "explain";
   const pins = compiled.policy.toolPins;
   const pinsApply = pins.length > 0 || compiled.policy.enforcement.unpinnedTools === "deny";
-  const pinVerdict = createPinStage(compiled.policy);
+  const served = [...(options.servers ?? []), ...(options.serverId === undefined ? [] : [options.serverId])];
+  const servedSet: ReadonlySet<string> = new Set(served);
+  const pinVerdict = createPinStage(compiled.policy, served);
   const gatewayName = options.gatewayName;
   const denyPatterns = compiled.policy.tools.deny.map((entry) => ({
     entry,
@@ -93,20 +100,10 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
     },
     catalogWarnings(toolNames: readonly string[], serverId?: string): string[] {
       const id = serverId ?? options.serverId;
-      // Every pin names a server toolgate does not serve: a server that renamed itself slips out of all.
-      const served = new Set([...(options.servers ?? []), ...(id === undefined ? [] : [id])]);
-      const named = pins.filter((p) => p.serverId !== undefined);
-      const elsewhere =
-        id !== undefined &&
-        named.length > 0 &&
-        named.length === pins.length &&
-        !named.some((p) => served.has(p.serverId!))
-          ? [
-              `every tool_pins entry names another server (${[...new Set(named.map((p) => `'${p.serverId}'`))].join(", ")}) than this one ('${id}'), so no pin applies to it; its tools are ${compiled.policy.enforcement.unpinnedTools === "deny" ? "withheld (unpinned_tools: deny)" : "shown unpinned (unpinned_tools: allow)"}`,
-            ]
-          : [];
       return [
-        ...elsewhere,
+        ...(id === undefined
+          ? []
+          : strayPinWarnings(pins, toolNames, id, servedSet, options.servers === undefined)),
         ...unmatchedPins(pins, toolNames, id).map(
           (pin) =>
             `tool_pins.${pin.key} pins tool '${pin.toolName}'${pin.serverId === undefined ? "" : ` of server '${pin.serverId}'`}, which the server${id === undefined ? "" : ` '${id}'`} no longer lists (renamed or removed?)${pin.at.line > 0 ? ` [${pin.at.file}:${pin.at.line}]` : ""}`,
@@ -114,6 +111,36 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
       ];
     },
   };
+}
+
+/**
+ * W_PIN_SERVER, for each pin that names a server toolgate does not serve and holds a tool this server lists
+ * (it has no pin of its own): the pin applies, but its server_id should say so. A gate for one server
+ * (wrap) also names such pins whose tool the server does not list; in front of several servers (serve)
+ * another server may list it, so those are left unsaid.
+ */
+function strayPinWarnings(
+  pins: readonly ToolPin[],
+  toolNames: readonly string[],
+  serverId: string,
+  served: ReadonlySet<string>,
+  single: boolean,
+): string[] {
+  const listed = new Set(toolNames);
+  const why = "pins name a server as toolgate knows it, never by the name a server gives itself";
+  const hint = `write server_id: ${serverId}, as toolgate pin --server ${serverId} does`;
+  return pins
+    .filter((p) => isStray(p, serverId, served))
+    .flatMap((pin) => {
+      if (!listed.has(pin.toolName)) {
+        if (!single) return [];
+        const message = `names server '${pin.serverId}', which toolgate does not serve here, and server '${serverId}' lists no tool '${pin.toolName}' (${why})`;
+        return [formatDiagnostic(diagnosticAt("warning", "W_PIN_SERVER", pin.at, message, hint))];
+      }
+      if (!pinsForTool(pins, pin.toolName, serverId, served).includes(pin)) return [];
+      const message = `names server '${pin.serverId}', which toolgate does not serve here; it holds tool '${pin.toolName}' of server '${serverId}', which has no pin of its own (${why})`;
+      return [formatDiagnostic(diagnosticAt("warning", "W_PIN_SERVER", pin.at, message, hint))];
+    });
 }
 
 /**

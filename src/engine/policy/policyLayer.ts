@@ -64,9 +64,13 @@ export function policyHasPins(policy: Policy): boolean {
  * the gate withholds: a tool whose listed definition does not match its pin, or without one under
  * `unpinned_tools: deny`. Judged like the gate: a definition when the view has one, a bare name otherwise.
  */
-export function pinExtraLayer(active: ActivePolicy, serverId: string): ExtraLayer {
+export function pinExtraLayer(
+  active: ActivePolicy,
+  serverId: string,
+  served: readonly string[] = [serverId],
+): ExtraLayer {
   const policy = active.compiled.policy;
-  const stage = createPinStage(policy);
+  const stage = createPinStage(policy, served);
   const pinned = policy.toolPins.length;
   return {
     label: `pins (${active.shownPath})`,
@@ -75,6 +79,10 @@ export function pinExtraLayer(active: ActivePolicy, serverId: string): ExtraLaye
     judge(tool, seen) {
       const withheld = stage(seen?.definition ?? { name: tool }, seen?.context, serverId);
       return withheld === null ? { allowed: true, matched: null } : { allowed: false, matched: null };
+    },
+    reason(tool, seen) {
+      const withheld = stage(seen?.definition ?? { name: tool }, seen?.context, serverId);
+      return withheld === null ? null : `${withheld.code}: ${withheld.reason}`;
     },
   };
 }

@@ -39,13 +39,14 @@ export function serverFilter(
   policy: ActivePolicy | null,
 ): ServerFilter {
   const layers = resolveLayers(config, selection, server);
+  const served = config.mcp.servers.map((s) => s.name);
   // Pins name servers by their mcp.json name (`server_id`), as `toolgate pin --server` writes them.
   const inner =
     policy === null
       ? allowAllGate()
       : createPolicyGate(policy.compiled, {
           serverId: server,
-          servers: config.mcp.servers.map((s) => s.name),
+          servers: served,
           gatewayName: server,
         });
   return {
@@ -56,7 +57,7 @@ export function serverFilter(
         ? []
         : [
             policyExtraLayer(policy),
-            ...(policyHasPins(policy.compiled.policy) ? [pinExtraLayer(policy, server)] : []),
+            ...(policyHasPins(policy.compiled.policy) ? [pinExtraLayer(policy, server, served)] : []),
           ],
     gate: withWhitelistLayers(layers, inner, server),
     filtered:

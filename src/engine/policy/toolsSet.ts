@@ -132,28 +132,68 @@ export function parseSetTarget(setting: string): SetTarget {
 }
 
 export type SetValue =
-  { kind: "remove" } | { kind: "patterns"; patterns: string[] } | { kind: "error"; message: string };
+  | { kind: "remove" }
+  | { kind: "patterns"; patterns: string[] }
+  | { kind: "error"; code: "E_SET_VALUE" | "E_SET_DENY_ALL"; message: string; hint?: string };
+
+/** Where a deny-all list comes from, since `.set` cannot write one (spec "Adjusting filters at runtime"). */
+export function denyAllHint(server: string): string {
+  return (
+    `deny-all comes from a file: a '${server}: []' entry under mcp_tools, or a bare '${server}:' (null) ` +
+    `in a role's or skill's YAML front matter; \`.set mcp_tools.${server} null\` only removes this layer's entry`
+  );
+}
+
+/** The spellings of an empty string (`""`, `''`). */
+const EMPTY_STRING = /^(?:""|'')$/u;
+
+/** A YAML/JSON flow list such as `[]` or `[get_*, list_*]`: brackets no tool name has. */
+const FLOW_LIST = /^\[(.*)\]$/su;
+
+/** The items of a flow list's inside, unquoted; none for `[]` or `[ , ]`. */
+function flowItems(inside: string): string[] {
+  return inside
+    .split(",")
+    .map((p) => p.trim().replace(/^(["'])(.*)\1$/su, "$2"))
+    .filter((p) => p !== "");
+}
 
 /**
  * The value of `.set mcp_tools.<server> <value>`: `null`, or patterns separated by commas without spaces.
- * An empty value would be the deny-all list, which `.set` cannot express (spec); it and invalid patterns are
- * rejected rather than stored.
+ * An empty value, `[]` or `""` would be the deny-all list, which `.set` cannot express (spec); they are
+ * refused rather than stored as a literal pattern (which would read like the deny-all list but block
+ * nothing it should). A bracketed list is refused too: its brackets would become part of the patterns.
  */
-export function parseSetValue(text: string): SetValue {
+export function parseSetValue(text: string, server = "<server>"): SetValue {
   if (text === "null") return { kind: "remove" };
-  if (text === "") {
+  const list = FLOW_LIST.exec(text);
+  const items = list === null ? null : flowItems(list[1]!);
+  if (text === "" || EMPTY_STRING.test(text) || items?.length === 0) {
+    const shown = text === "" ? "an empty value" : `'${text}'`;
     return {
       kind: "error",
-      message:
-        "give comma-separated patterns or null; a deny-all empty list cannot be set here " +
-        "(write '<server>: []' in a configuration file)",
+      code: "E_SET_DENY_ALL",
+      message: `${shown} would be the deny-all empty list, which .set cannot express; nothing was changed`,
+      hint: denyAllHint(server),
+    };
+  }
+  if (items !== null) {
+    return {
+      kind: "error",
+      code: "E_SET_VALUE",
+      message: `'${text}' is a bracketed list; .set takes patterns separated by commas, without brackets or spaces`,
+      hint: `write \`.set mcp_tools.${server} ${items.join(",")}\``,
     };
   }
   const patterns = text.split(",");
   for (const p of patterns) {
     const problem = whitelistPatternProblem(p);
     if (problem !== null) {
-      return { kind: "error", message: `${problem} (patterns are separated by commas, without spaces)` };
+      return {
+        kind: "error",
+        code: "E_SET_VALUE",
+        message: `${problem} (patterns are separated by commas, without spaces)`,
+      };
     }
   }
   return { kind: "patterns", patterns };

@@ -464,15 +464,59 @@ ${pins}enforcement: { unconstrained_tools: allow${extra} }
     expect(await listNames(h, 4)).toEqual([]);
   });
 
-  it("matches pins by server_id: the serverId option, else the server's serverInfo.name", async () => {
+  it("matches pins by the serverId option, never by the server's serverInfo.name", async () => {
     const other = `  echo:\n    server_id: other\n    tool_name: echo\n    schema_hash: "${"2".repeat(64)}"\n    meta_hash: "${"2".repeat(64)}"\n`;
     const mine = `  echo_mine:\n    server_id: mine\n    tool_name: echo\n    schema_hash: "${schemaHash(ECHO.inputSchema)}"\n    meta_hash: "${metaHash(ECHO.description)}"\n`;
+    // Calling itself 'mine' does not pick the pins of 'mine': without a serverId every pin of echo applies,
+    // and the one of 'other' does not match.
     const byInfo = setup({ policy: policyWith(other + mine), serverInfoName: "mine" });
     await byInfo.handshake();
-    expect(await listNames(byInfo, 1)).toContain("echo");
-    const byOption = setup({ policy: policyWith(other + mine), options: { serverId: "other" } });
+    expect(await listNames(byInfo, 1)).not.toContain("echo");
+    const byOption = setup({ policy: policyWith(other + mine), options: { serverId: "mine" } });
     await byOption.handshake();
-    expect(await listNames(byOption, 1)).not.toContain("echo");
+    expect(await listNames(byOption, 1)).toContain("echo");
+    const byOther = setup({
+      policy: policyWith(other + mine),
+      serverInfoName: "mine",
+      options: { serverId: "other" },
+    });
+    await byOther.handshake();
+    expect(await listNames(byOther, 1)).not.toContain("echo");
+  });
+
+  it("reports once that the server calls itself by another name than its pins record; the pins still apply", async () => {
+    const drifted = `  echo:\n    server_id: filesystem-prod\n    tool_name: echo\n    schema_hash: "${"2".repeat(64)}"\n    meta_hash: "${metaHash(ECHO.description)}"\n`;
+    const h = setup({
+      policy: policyWith(drifted),
+      serverInfoName: "filesystem-prod-v2",
+      options: { serverId: "filesystem-prod", serverIdFromPins: true },
+    });
+    await h.handshake();
+    expect(await listNames(h, 1)).not.toContain("echo");
+    h.proxy.fromServer({
+      kind: "text",
+      text: JSON.stringify({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }),
+    });
+    await h.settle();
+    expect(await listNames(h, 2)).not.toContain("echo");
+    const renamed = h.logs.filter((l) => l.includes("W_SERVER_NAME_CHANGED"));
+    expect(renamed).toEqual([
+      "warning W_SERVER_NAME_CHANGED: the server calls itself 'filesystem-prod-v2', not 'filesystem-prod' as " +
+        "its tool_pins name it; its tool_pins stay those of server_id 'filesystem-prod' (the name a server gives " +
+        "itself never decides which pins apply, so a drifted tool is still withheld; --label names the server " +
+        "and silences this)",
+    ]);
+  });
+
+  it("a name given by the operator is not a change: nothing is reported", async () => {
+    const h = setup({
+      policy: policyWith(pin(ECHO)),
+      serverInfoName: "secure-filesystem-server",
+      options: { serverId: "fs" },
+    });
+    await h.handshake();
+    expect(await listNames(h, 1)).toEqual(expect.arrayContaining(["echo"]));
+    expect(h.logs.filter((l) => l.includes("W_SERVER_NAME_CHANGED"))).toEqual([]);
   });
 
   it("warns once about pins whose tool the server no longer lists", async () => {

@@ -139,6 +139,30 @@ describe("which pins apply", () => {
     expect(pinsForTool(pins, "write_file", "fs-prod")).toEqual([]);
   });
 
+  it("pins naming a server toolgate does not serve apply only when the tool has neither its own nor a server-less pin", () => {
+    const stray = [prod, other];
+    // 'fs-dev' is served alone: the pins of fs-prod and fs-other were written under names toolgate does not
+    // use here (a server's own name, a label not passed), so both still hold its read_file.
+    expect(pinsForTool(stray, "read_file", "fs-dev").map((p) => p.key)).toEqual(["prod", "other"]);
+    expect(pinsForTool(stray, "read_file", "fs-dev", new Set(["fs-other"])).map((p) => p.key)).toEqual([
+      "prod",
+    ]);
+    // A server-less pin comes first, and a pin of the server itself before that.
+    expect(pinsForTool(pins, "read_file", "fs-dev").map((p) => p.key)).toEqual(["any"]);
+    expect(pinsForTool(stray, "read_file", "fs-prod").map((p) => p.key)).toEqual(["prod"]);
+    // Served servers' pins are theirs alone.
+    expect(pinsForTool(stray, "read_file", "fs-dev", new Set(["fs-prod", "fs-other"]))).toEqual([]);
+    const drifted = { ...readFile, description: "Read a file, then mail it." };
+    expect(checkPins([prod], drifted, { serverId: "fs-prod-v2", unpinned: "allow" })).toMatchObject({
+      ok: false,
+      code: "E_TOOL_DRIFT",
+      rule: { value: "prod" },
+    });
+    expect(
+      checkPins([prod], drifted, { serverId: "fs", served: new Set(["fs-prod"]), unpinned: "allow" }),
+    ).toEqual({ ok: true, pins: [] });
+  });
+
   it("every applying pin must match", () => {
     expect(checkPins(pins, readFile, { serverId: "fs-prod", unpinned: "deny" }).ok).toBe(true);
     const r = checkPins(pins, readFile, { unpinned: "deny" });

@@ -52,8 +52,18 @@ describe("pins in the gate's visibility", () => {
   it("server_id: the gate's own, overridden by the context", () => {
     const g = gate(pinned("fs"), "fs");
     expect(g.visibility(echo).visible).toBe(true);
+    // 'fs' is a server this gate serves, so its pin is not another server's: 'other' has none.
     expect(g.visibility(echo, { serverId: "other" }).visible).toBe(false);
-    expect(gate(pinned("fs"), "other").visibility(echo).visible).toBe(false);
+  });
+
+  it("a pin naming a server the gate does not serve still holds the tool: a drifted one is withheld", () => {
+    const g = gate(pinned("filesystem-prod"), "fs");
+    expect(g.visibility(echo).visible).toBe(true);
+    expect(g.visibility({ ...echo, description: "Echo (now also uploads)" })).toMatchObject({
+      visible: false,
+      code: "E_TOOL_DRIFT",
+      rule: { kind: "tool_pins", value: "echo" },
+    });
   });
 
   it("answers the same for the same definition object (remembered) and re-checks a new one", () => {
@@ -74,8 +84,14 @@ describe("pins in the gate's visibility", () => {
     expect(g.catalogWarnings?.(["echo"], "fs")).toEqual([]);
     expect(g.catalogWarnings?.(["cat"], "fs")).toEqual([expect.stringContaining("tool_pins.echo")]);
     expect(g.catalogWarnings?.(["cat"], "elsewhere")).toEqual([
+      "p.yaml:5:3: warning W_PIN_SERVER tool_pins.echo: names server 'fs', which toolgate does not serve here, " +
+        "and server 'elsewhere' lists no tool 'echo' (pins name a server as toolgate knows it, never by the name " +
+        "a server gives itself) (hint: write server_id: elsewhere, as toolgate pin --server elsewhere does)",
+    ]);
+    expect(g.catalogWarnings?.(["echo"], "elsewhere")).toEqual([
       expect.stringContaining(
-        "every tool_pins entry names another server ('fs') than this one ('elsewhere')",
+        "W_PIN_SERVER tool_pins.echo: names server 'fs', which toolgate does not serve here; it holds tool 'echo' " +
+          "of server 'elsewhere', which has no pin of its own",
       ),
     ]);
   });

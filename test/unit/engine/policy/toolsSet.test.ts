@@ -119,8 +119,30 @@ describe("parsing the command", () => {
     expect(parseSetValue(text)).toEqual(expected);
   });
 
+  it.each(["[]", "[ ]", "[,]", '""', "''", "", '[""]'])(
+    "refuses the deny-all list %j with a hint",
+    (text) => {
+      const r = parseSetValue(text, "github");
+      expect(r).toMatchObject({ kind: "error", code: "E_SET_DENY_ALL" });
+      if (r.kind !== "error") return;
+      expect(r.message).toContain("deny-all empty list, which .set cannot express");
+      expect(r.hint).toContain("deny-all comes from a file");
+      expect(r.hint).toContain("'github: []' entry under mcp_tools");
+      expect(r.hint).toContain("a bare 'github:' (null) in a role's or skill's YAML front matter");
+    },
+  );
+
+  it("refuses a bracketed list, hinting the comma-separated form", () => {
+    const r = parseSetValue("[get_*, 'list_*']", "github");
+    expect(r).toMatchObject({ kind: "error", code: "E_SET_VALUE" });
+    if (r.kind === "error") expect(r.hint).toBe("write `.set mcp_tools.github get_*,list_*`");
+  });
+
+  it("keeps brackets that do not wrap the whole value as pattern text", () => {
+    expect(parseSetValue("get_[x]")).toEqual({ kind: "patterns", patterns: ["get_[x]"] });
+  });
+
   it.each([
-    ["", "a deny-all empty list cannot be set here"],
     ["get_*, list_*", "contains whitespace"],
     ["get_*,,list_*", "must not be empty"],
     ["get_*,", "must not be empty"],
