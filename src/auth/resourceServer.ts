@@ -18,7 +18,8 @@ export interface OAuthSettings {
   scopes: readonly string[];
 }
 
-export type AuthCode = "E_AUTH_REQUIRED" | "E_AUTH_TOKEN" | "E_AUTH_SCOPE" | "E_AUTH_PRINCIPAL" | "E_AUTH_USE";
+export type AuthCode =
+  "E_AUTH_REQUIRED" | "E_AUTH_TOKEN" | "E_AUTH_SCOPE" | "E_AUTH_PRINCIPAL" | "E_AUTH_USE";
 
 export type AuthOutcome<T> =
   | { ok: true; identity: T; subject: string }

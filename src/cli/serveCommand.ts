@@ -237,7 +237,11 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     if (!/^https?:\/\//.test(issuer) || !URL.canParse(issuer))
       return fail(`--oauth-issuer must be the issuer's URL, not '${issuer}'`);
   }
-  if (flags.dashboard === true && operators.length === 0 && !oauthPrincipals.some((p) => p.rights.dashboard !== null)) {
+  if (
+    flags.dashboard === true &&
+    operators.length === 0 &&
+    !oauthPrincipals.some((p) => p.rights.dashboard !== null)
+  ) {
     return fail(
       "--dashboard admits operators, never an MCP client's token, and no entry may use it: grant dashboard access in the --tokens file, e.g.\n" +
         "  - name: alice\n    token_sha256: <hex SHA-256 of her token>\n    use: [dashboard]\n    dashboard: approver   # or viewer\n" +
@@ -273,7 +277,9 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
           policyFlag: flags.policy,
           operators,
           clientTokens: clients.flatMap((c) =>
-            c.digest === undefined || operators.some((o) => o.principal.key === c.principal.key) ? [] : [c.digest],
+            c.digest === undefined || operators.some((o) => o.principal.key === c.principal.key)
+              ? []
+              : [c.digest],
           ),
           log,
         })

@@ -101,6 +101,7 @@ function fromTokensFile(file: string, loaded: LoadedContext, out: ServePrincipal
   }
   const unique = [...new Map(sortDiagnostics(all).map((d) => [formatDiagnostic(d), d])).values()];
   for (const d of unique) process.stderr.write(formatDiagnostic(d) + "\n");
-  if (hasErrors(unique)) return fail(`the tokens file ${file} or the contexts it names have errors (see above)`);
+  if (hasErrors(unique))
+    return fail(`the tokens file ${file} or the contexts it names have errors (see above)`);
   return out;
 }

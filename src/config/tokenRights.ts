@@ -106,7 +106,12 @@ export function checkApprovesNames(items: readonly SourceMap[], names: ReadonlyS
     if (node === undefined) continue;
     const items = node.kind === "seq" ? node.items : [node];
     for (const name of items) {
-      if (name.kind === "scalar" && typeof name.value === "string" && name.value !== "" && !names.has(name.value)) {
+      if (
+        name.kind === "scalar" &&
+        typeof name.value === "string" &&
+        name.value !== "" &&
+        !names.has(name.value)
+      ) {
         out.push(
           problem(
             `'approves' names '${name.value}', which no entry of this file is (names: ${[...names].join(", ")})`,

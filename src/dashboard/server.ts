@@ -257,7 +257,12 @@ export function dashboardHandler(
       return send(
         res,
         200,
-        page("Approvals", "approvals", session.csrf, approvalsBody(options.desk, session.csrf, session.operator)),
+        page(
+          "Approvals",
+          "approvals",
+          session.csrf,
+          approvalsBody(options.desk, session.csrf, session.operator),
+        ),
       );
     }
     return send(res, 404, problemPage("Not found", null, "no such page"));

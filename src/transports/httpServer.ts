@@ -182,7 +182,12 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     const operator = otherDoor.match(req.headers.authorization);
     if (operator !== null) {
       const reason = `${operator.principal.name} may not call tools (its tokens-file entry has no 'mcp' in use:); an MCP client needs an entry with use: [mcp]`;
-      options.onAuthRefused?.({ method: `HTTP ${String(req.method)}`, status: 403, code: "E_AUTH_USE", reason });
+      options.onAuthRefused?.({
+        method: `HTTP ${String(req.method)}`,
+        status: 403,
+        code: "E_AUTH_USE",
+        reason,
+      });
       sendError(res, 403, -32001, `Forbidden: ${reason}`);
       return;
     }
@@ -278,7 +283,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       } else sendError(res, 400, -32700, `Parse error: ${body.message}`);
       return;
     }
-    const parsed = parseStrictJson(body.text, { maxDepth: MAX_FRAME_DEPTH });
+    const parsed = parseStrictJson(body.text, { maxDepth: MAX_FRAME_DEPTH, exactNumbers: true });
     // A refused request is answered under its own id when it has one unambiguous id.
     const refusedId = (): JsonRpcId | null => {
       const envelope = frameEnvelope(body.text);

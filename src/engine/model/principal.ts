@@ -83,7 +83,10 @@ export function mayAnswer(
   requester: Principal,
 ): { ok: true } | { ok: false; why: string } {
   if (rights.dashboard !== "approver")
-    return { ok: false, why: `${approver.name} may view the dashboard but not answer calls (dashboard: viewer)` };
+    return {
+      ok: false,
+      why: `${approver.name} may view the dashboard but not answer calls (dashboard: viewer)`,
+    };
   if (samePerson(approver, requester))
     return { ok: false, why: `${approver.name} made this call and cannot approve it themselves` };
   if (rights.approves !== null && !rights.approves.includes(requester.entry))

@@ -263,7 +263,10 @@ describe("checkApprovalArtifact: bound_principal", () => {
     expect(check(bound, { ...call, principal: oauthPrincipal("ci", "https://idp-a.example", "x") }).ok).toBe(
       false,
     );
-    expect(check(bound, call)).toMatchObject({ ok: false, reason: expect.stringContaining("unknown caller") });
+    expect(check(bound, call)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining("unknown caller"),
+    });
   });
 
   it("{iss, sub} binds an OAuth principal by issuer and subject: not the same subject at another issuer", () => {
