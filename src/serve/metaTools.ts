@@ -1,3 +1,4 @@
+import { isJsonObject } from "../engine/rpc/jsonRpc.js";
 import { doubleOf, isJsonNumeric } from "../engine/json/jsonNumber.js";
 import type { ToolDefinition } from "../engine/model/gate.js";
 import { metaToolName, type MetaToolKind } from "./naming.js";
@@ -78,9 +79,7 @@ const ALLOWED_KEYS: Record<MetaToolKind, readonly string[]> = {
   invoke: ["tool", "arguments"],
 };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+const isObject = (value: unknown): value is Record<string, unknown> => isJsonObject(value);
 
 /** Checks a meta tool's arguments against its input schema; the message says what is wrong. */
 export function readMetaArguments(

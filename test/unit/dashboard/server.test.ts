@@ -102,7 +102,10 @@ beforeAll(async () => {
     port: 0,
     signIn: (presented) =>
       presented === TOKEN
-        ? { principal: localPrincipal("operator"), rights: { mcp: false, dashboard: "viewer", approves: null } }
+        ? {
+            principal: localPrincipal("operator"),
+            rights: { mcp: false, dashboard: "viewer", approves: null },
+          }
         : { refused: "That is not the dashboard's token." },
     dir,
     auditLogs: [join(dir, "missing.jsonl")],
