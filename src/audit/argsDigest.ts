@@ -17,7 +17,8 @@ export function argumentsDigest(args: unknown): ArgumentsDigest {
   if (args === undefined) return { sha256: null, canonical: true };
   let text: string;
   try {
-    return { sha256: sha256Hex(canonicalJson(args)), canonical: true };
+    // Exact numbers: arguments that differ beyond a double's precision never share a digest.
+    return { sha256: sha256Hex(canonicalJson(args, { exactNumbers: true })), canonical: true };
   } catch {
     text = JSON.stringify(args);
   }

@@ -1,3 +1,4 @@
+import { writeJson } from "../engine/json/jsonNumber.js";
 import { closeSync, fstatSync, openSync, writeSync } from "node:fs";
 import { ToolgateError } from "../engine/errors.js";
 import { chainHeadAt } from "./auditFile.js";
@@ -62,7 +63,7 @@ export class JsonlFileSink implements AuditSink {
     if (Object.hasOwn(event, "seq") || Object.hasOwn(event, "prev")) {
       throw new ToolgateError("E_AUDIT_WRITE", "an audit event must not carry the chain fields seq or prev");
     }
-    const json = JSON.stringify(event);
+    const json = writeJson(event);
     if (json.length < 3 || json[0] !== "{") {
       throw new ToolgateError(
         "E_AUDIT_WRITE",

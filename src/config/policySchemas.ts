@@ -1,7 +1,7 @@
 import type { ToolSchemaEntry } from "../engine/model/policy.js";
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
 import type { PolicyReader } from "./policyReader.js";
-import { toPlain } from "./sourceTree.js";
+import { toPlainExact } from "./sourceTree.js";
 
 export interface SchemasSection {
   tools: ToolSchemaEntry[];
@@ -24,7 +24,7 @@ export function readSchemas(r: PolicyReader, map: SourceMap): SchemasSection {
         r.typeError(node, "a map of shared definitions");
         continue;
       }
-      section.sharedDefs = toPlain(node) as Record<string, unknown>;
+      section.sharedDefs = toPlainExact(node) as Record<string, unknown>;
       section.sharedDefsAt = entry.keyAt;
       section.sharedDefsSource = node;
       continue;
@@ -36,7 +36,7 @@ export function readSchemas(r: PolicyReader, map: SourceMap): SchemasSection {
     }
     section.tools.push({
       tool: entry.key,
-      schema: toPlain(node),
+      schema: toPlainExact(node),
       at: entry.keyAt,
       fromV1Constraints: false,
       source: node,

@@ -1,3 +1,4 @@
+import { numberOf } from "../engine/json/jsonNumber.js";
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
 import type { SourceRef, SourceNode, SourceMap, SourceEntry, SourceScalar } from "../engine/model/source.js";
@@ -110,6 +111,47 @@ export function toPlain(node: SourceNode): unknown {
       return out;
     }
   }
+}
+
+/**
+ * As toPlain, but a number keeps its literal where a double would change it (a JsonNumber: `9007199254740993`,
+ * `1e400`, `0.10000000000000000001`), as JSON Schema keywords in a policy must compare it: "a constraint
+ * written in this policy is validated from the schema you wrote here". YAML's own integer forms (`0x1F`,
+ * `0o17`, `+5`) are read as the integer they stand for.
+ */
+export function toPlainExact(node: SourceNode): unknown {
+  switch (node.kind) {
+    case "scalar":
+      return typeof node.value === "number" && !node.quoted ? exactNumber(node.raw, node.value) : node.value;
+    case "seq":
+      return node.items.map(toPlainExact);
+    case "map": {
+      const out: Record<string, unknown> = {};
+      for (const e of node.entries) {
+        Object.defineProperty(out, e.key, {
+          value: toPlainExact(e.value),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      return out;
+    }
+  }
+}
+
+const JSON_NUMBER = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?$/;
+
+function exactNumber(raw: string, value: number): unknown {
+  const text = raw.trim();
+  if (JSON_NUMBER.test(text)) return numberOf(text);
+  const unsigned = text.replace(/^\+/, "");
+  if (/^0x[0-9a-fA-F]+$|^0o[0-7]+$/.test(unsigned)) {
+    const n = unsigned.startsWith("0o") ? BigInt(`0o${unsigned.slice(2)}`) : BigInt(unsigned);
+    return numberOf(n.toString());
+  }
+  if (JSON_NUMBER.test(unsigned)) return numberOf(unsigned);
+  return value;
 }
 
 export function entryOf(map: SourceMap, key: string): SourceEntry | undefined {

@@ -1,3 +1,5 @@
+import { isJsonObject } from "../engine/rpc/jsonRpc.js";
+import { doubleOf, isJsonNumeric } from "../engine/json/jsonNumber.js";
 import type { ToolDefinition } from "../engine/model/gate.js";
 import { metaToolName, type MetaToolKind } from "./naming.js";
 import { SEARCH_TOP_K_DEFAULT, SEARCH_TOP_K_MAX, type SearchHit } from "./search.js";
@@ -77,9 +79,7 @@ const ALLOWED_KEYS: Record<MetaToolKind, readonly string[]> = {
   invoke: ["tool", "arguments"],
 };
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+const isObject = (value: unknown): value is Record<string, unknown> => isJsonObject(value);
 
 /** Checks a meta tool's arguments against its input schema; the message says what is wrong. */
 export function readMetaArguments(
@@ -96,7 +96,12 @@ export function readMetaArguments(
   if (kind === "search") {
     const query = given.query;
     if (typeof query !== "string") return { ok: false, message: "'query' must be a string" };
-    const topK = given.top_k === undefined ? SEARCH_TOP_K_DEFAULT : given.top_k;
+    const topK =
+      given.top_k === undefined
+        ? SEARCH_TOP_K_DEFAULT
+        : isJsonNumeric(given.top_k)
+          ? doubleOf(given.top_k)
+          : given.top_k;
     if (typeof topK !== "number" || !Number.isInteger(topK) || topK < 1 || topK > SEARCH_TOP_K_MAX) {
       return { ok: false, message: `'top_k' must be an integer from 1 to ${SEARCH_TOP_K_MAX}` };
     }

@@ -1,3 +1,4 @@
+import { isJsonObject } from "../engine/rpc/jsonRpc.js";
 import { exposedResourceUri } from "./naming.js";
 
 /**
@@ -9,9 +10,7 @@ import { exposedResourceUri } from "./naming.js";
 
 type Json = Record<string, unknown>;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+const isObject = (value: unknown): value is Json => isJsonObject(value);
 
 function withUri(item: Json, key: "uri" | "uriTemplate", server: string): Json {
   const value = item[key];

@@ -1,3 +1,4 @@
+import { writeJson } from "../engine/json/jsonNumber.js";
 import { findTargets, isPlainObject, type ArgumentTarget } from "../engine/controls/argumentTargets.js";
 import type { Rule } from "../engine/model/decision.js";
 import { isJsonObject, type JsonObject, type JsonRpcResponse } from "../engine/rpc/jsonRpc.js";
@@ -30,7 +31,8 @@ export interface ApprovalQuestion {
 
 /** The params of the `elicitation/create` request. */
 export function approvalRequestParams(q: ApprovalQuestion): JsonObject {
-  let args = JSON.stringify(q.shownArguments ?? {}, null, 2) ?? "{}";
+  // Every number as the client wrote it: the person approves the ID that will be sent, not its double.
+  let args = writeJson(q.shownArguments ?? {}, 2);
   if (args.length > MAX_SHOWN_ARGUMENTS) {
     args = `${args.slice(0, MAX_SHOWN_ARGUMENTS)}\n… (${args.length - MAX_SHOWN_ARGUMENTS} more characters not shown)`;
   }

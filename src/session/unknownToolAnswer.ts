@@ -1,3 +1,4 @@
+import { isJsonObject } from "../engine/rpc/jsonRpc.js";
 import { randomBytes } from "node:crypto";
 import type { JsonRpcErrorObject, JsonRpcId, JsonRpcResponse } from "../engine/rpc/jsonRpc.js";
 
@@ -49,7 +50,7 @@ export function sdkUnknownToolAnswer(): UnknownToolAnswer {
 function substitute(value: unknown, from: string, to: string): unknown {
   if (typeof value === "string") return value.split(from).join(to);
   if (Array.isArray(value)) return value.map((item) => substitute(item, from, to));
-  if (typeof value === "object" && value !== null) {
+  if (isJsonObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       // defineProperty, not assignment: a key named "__proto__" must stay a plain member.

@@ -283,7 +283,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       } else sendError(res, 400, -32700, `Parse error: ${body.message}`);
       return;
     }
-    const parsed = parseStrictJson(body.text, { maxDepth: MAX_FRAME_DEPTH });
+    const parsed = parseStrictJson(body.text, { maxDepth: MAX_FRAME_DEPTH, exactNumbers: true });
     // A refused request is answered under its own id when it has one unambiguous id.
     const refusedId = (): JsonRpcId | null => {
       const envelope = frameEnvelope(body.text);

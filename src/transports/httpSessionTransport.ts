@@ -1,3 +1,4 @@
+import { writeJson } from "../engine/json/jsonNumber.js";
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
 import type { JsonRpcId, JsonRpcMessage } from "../engine/rpc/jsonRpc.js";
 import type { MessageExtra, MessageTransport } from "./messageTransport.js";
@@ -179,11 +180,11 @@ export class HttpSessionTransport implements MessageTransport {
   }
 
   private writeEvent(res: ServerResponse, message: unknown): void {
-    res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    res.write(`event: message\ndata: ${writeJson(message)}\n\n`);
   }
 
   private writeJson(res: ServerResponse, status: number, message: unknown): void {
-    const body = JSON.stringify(message);
+    const body = writeJson(message);
     res.writeHead(status, {
       "content-type": "application/json",
       "content-length": Buffer.byteLength(body),

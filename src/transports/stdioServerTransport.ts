@@ -1,3 +1,4 @@
+import { writeJson } from "../engine/json/jsonNumber.js";
 import type { Readable, Writable } from "node:stream";
 import { readFrame, refusalId } from "../engine/rpc/inbound.js";
 import { errorResponse, type JsonRpcMessage } from "../engine/rpc/jsonRpc.js";
@@ -51,7 +52,7 @@ export class StrictStdioServerTransport implements MessageTransport {
 
   send(message: JsonRpcMessage): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const line = JSON.stringify(message) + "\n";
+    const line = writeJson(message) + "\n";
     if (this.output.write(line)) return Promise.resolve();
     return new Promise((resolve) => this.output.once("drain", resolve));
   }

@@ -1,3 +1,4 @@
+import { isJsonNumeric } from "../engine/json/jsonNumber.js";
 import type { Transport } from "@modelcontextprotocol/client";
 
 /** What a server said in one `notifications/progress`, without the token (the caller has its own). */
@@ -48,10 +49,11 @@ export class ProgressTap {
     const deliver = this.routes.get(token);
     if (deliver === undefined) return false;
     const { progress, total, message: text } = m.params!;
-    if (typeof progress !== "number") return true; // malformed: not passed on, not an SDK concern either
+    // malformed: not passed on, not an SDK concern either
+    if (!isJsonNumeric(progress)) return true;
     deliver({
-      progress,
-      ...(typeof total === "number" ? { total } : {}),
+      progress: progress as number,
+      ...(isJsonNumeric(total) ? { total: total as number } : {}),
       ...(typeof text === "string" ? { message: text } : {}),
     });
     return true;

@@ -7,6 +7,7 @@ import {
 import { parseJsonExact } from "../engine/json/exactNumbers.js";
 import { RawStdioClientTransport } from "./rawRecordingStdio.js";
 import { recordingFetch } from "./rawRecordingFetch.js";
+import { exactFetch, ExactNumbersTransport } from "./exactHttp.js";
 
 /**
  * MCP client transports under the SDK client that keep the text of each `tools/list` answer as the server
@@ -65,17 +66,22 @@ export function recordingTransport(
       break;
     }
     case "http":
-      transport = new StreamableHTTPClientTransport(new URL(target.url), {
-        requestInit: { headers: { ...target.headers } },
-        fetch: recordingFetch(onRaw),
-      });
+      // Numbers kept as written both ways (exactHttp.ts), around the recording of the server's own texts.
+      transport = new ExactNumbersTransport(
+        new StreamableHTTPClientTransport(new URL(target.url), {
+          requestInit: { headers: { ...target.headers } },
+          fetch: exactFetch(recordingFetch(onRaw)),
+        }),
+      );
       break;
     case "sse":
       // The SDK adds requestInit's headers to the request opening the event stream as well as to each POST.
-      transport = new SSEClientTransport(new URL(target.url), {
-        requestInit: { headers: { ...target.headers } },
-        fetch: recordingFetch(onRaw),
-      });
+      transport = new ExactNumbersTransport(
+        new SSEClientTransport(new URL(target.url), {
+          requestInit: { headers: { ...target.headers } },
+          fetch: exactFetch(recordingFetch(onRaw)),
+        }),
+      );
       break;
   }
   texts.watch(transport);

@@ -1,3 +1,4 @@
+import { writeJson } from "../engine/json/jsonNumber.js";
 import { spawn, type ChildProcess } from "node:child_process";
 import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/client";
 import { DEFAULT_MAX_FRAME_BYTES, type InboundFrame } from "../engine/rpc/frames.js";
@@ -82,7 +83,7 @@ export class RawStdioClientTransport implements Transport {
       return Promise.reject(new Error("Not connected"));
     // Messages sent in one turn of the event loop go out in one write: under load (many calls in flight)
     // that is one pipe write and one wake-up of the server instead of one each.
-    this.outbox.push(JSON.stringify(message) + "\n");
+    this.outbox.push(writeJson(message) + "\n");
     if (this.flushing === null) {
       this.flushing = new Promise((resolve) => {
         setImmediate(() => {

@@ -15,6 +15,7 @@ import { ANY_RESULT } from "./anyResult.js";
 import type { McpServerConfig, McpTransport } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
 import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
+import { ExactNumbersTransport } from "./exactHttp.js";
 import { ProgressTap } from "./progressTap.js";
 import { spawnFailure } from "./spawnFailure.js";
 import { SecretScrubber } from "./serverSecrets.js";
@@ -294,7 +295,10 @@ export async function connectUpstream(
       // The SDK's close() only drops the connection; the server keeps the session (and whatever it holds)
       // until its own timeout. The transport's DELETE ends it now. Bounded: a server that does not answer
       // it is closed all the same.
-      if (transport instanceof StreamableHTTPClientTransport && transport.sessionId !== undefined) {
+      if (
+        (transport instanceof StreamableHTTPClientTransport || transport instanceof ExactNumbersTransport) &&
+        transport.sessionId !== undefined
+      ) {
         await boundedBy(transport.terminateSession(), SESSION_END_MS).catch(() => {});
       }
       await client.close();

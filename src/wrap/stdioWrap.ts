@@ -1,3 +1,4 @@
+import { writeJson } from "../engine/json/jsonNumber.js";
 import type { Readable, Writable } from "node:stream";
 import type { ProxyPeers } from "./policyProxy.js";
 import type { InboundFrame } from "../engine/rpc/frames.js";
@@ -67,12 +68,12 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
   const clientPace = flowControl(input, [output, child.process.stdin]);
   const peers: ProxyPeers = {
     toServer: (message: JsonRpcMessage) => {
-      child.write(JSON.stringify(message) + "\n");
+      child.write(writeJson(message) + "\n");
       clientPace();
     },
     toClient: (message: JsonRpcMessage) => {
       if (clientGone) return;
-      output.write(JSON.stringify(message) + "\n");
+      output.write(writeJson(message) + "\n");
       serverPace();
       clientPace();
     },

@@ -1,3 +1,4 @@
+import { JsonNumber } from "../json/jsonNumber.js";
 import { escapePointerToken } from "../json/pointer.js";
 import { isPathName, isResourceName } from "./argumentNames.js";
 
@@ -180,5 +181,5 @@ export function resolve(value: unknown, tokens: readonly string[]): { found: boo
 }
 
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof JsonNumber);
 }

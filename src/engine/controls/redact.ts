@@ -1,8 +1,9 @@
+import { isJsonNumeric, type JsonNumber } from "../json/jsonNumber.js";
 import type { RedactContract } from "../model/policy.js";
 import { canonicalJson } from "../pins/canonicalJson.js";
 import { sha256Hex } from "../pins/hashes.js";
 import { isSensitiveName } from "./argumentNames.js";
-import { parsePointer, pointerOf } from "./argumentTargets.js";
+import { isPlainObject, parsePointer, pointerOf } from "./argumentTargets.js";
 
 /**
  * `redact_args`: the copy of a call's arguments that toolgate may write down (audit log, stderr, console,
@@ -66,7 +67,7 @@ export function redactText(contract: RedactContractInput, text: string, args: un
   const replacements = new Map<string, string>();
   const mode = contract.redactionMode;
   for (const value of secretLeaves(args, selection(contract))) {
-    const s = typeof value === "number" ? String(value) : value;
+    const s = typeof value === "string" ? value : String(value);
     if (s.length < MIN_SCRUB_LENGTH || replacements.has(s)) continue;
     const replacement =
       mode === "hash" ? hashValue(value) : mode === "partial" ? String(partialValue(value)) : MASK;
@@ -163,7 +164,7 @@ function walk(
     });
     return out;
   }
-  if (typeof value === "object" && value !== null) {
+  if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
     for (const name of Object.keys(value)) {
       const member = (value as Record<string, unknown>)[name];
@@ -175,7 +176,7 @@ function walk(
     }
     return out;
   }
-  if (sel.all && (typeof value === "string" || typeof value === "number")) return apply(value, mode);
+  if (sel.all && (typeof value === "string" || isJsonNumeric(value))) return apply(value, mode);
   return value;
 }
 
@@ -195,7 +196,7 @@ function apply(value: unknown, mode: RedactContractInput["redactionMode"]): unkn
 function hashValue(value: unknown): string {
   let text: string;
   try {
-    text = canonicalJson(value);
+    text = canonicalJson(value, { exactNumbers: true });
   } catch {
     // No RFC 8785 form (an unpaired surrogate): still a digest, never the value.
     text = JSON.stringify(value) ?? String(value);
@@ -204,20 +205,20 @@ function hashValue(value: unknown): string {
 }
 
 function partialValue(value: unknown): string {
-  if (typeof value !== "string" && typeof value !== "number") return MASK;
+  if (typeof value !== "string" && !isJsonNumeric(value)) return MASK;
   const chars = Array.from(String(value));
   const keep = Math.min(4, Math.floor(chars.length / 4));
   return keep === 0 ? MASK : MASK + chars.slice(chars.length - keep).join("");
 }
 
 /** The string and number leaves that redaction hides, for scrubbing free text. */
-function secretLeaves(args: unknown, sel: Selection): (string | number)[] {
-  const out: (string | number)[] = [];
+function secretLeaves(args: unknown, sel: Selection): (string | number | JsonNumber)[] {
+  const out: (string | number | JsonNumber)[] = [];
   const collect = (v: unknown, depth: number): void => {
     if (depth > MAX_DEPTH) return;
-    if (typeof v === "string" || typeof v === "number") out.push(v);
+    if (typeof v === "string" || isJsonNumeric(v)) out.push(v);
     else if (Array.isArray(v)) for (const el of v) collect(el, depth + 1);
-    else if (typeof v === "object" && v !== null) for (const m of Object.values(v)) collect(m, depth + 1);
+    else if (isPlainObject(v)) for (const m of Object.values(v)) collect(m, depth + 1);
   };
   const visit = (v: unknown, tokens: string[], depth: number): void => {
     if (depth > MAX_DEPTH) return;
@@ -227,14 +228,14 @@ function secretLeaves(args: unknown, sel: Selection): (string | number)[] {
         if (sel.all || selected(sel, null, at)) collect(el, depth + 1);
         else visit(el, at, depth + 1);
       });
-    } else if (typeof v === "object" && v !== null) {
+    } else if (isPlainObject(v)) {
       for (const name of Object.keys(v)) {
         const at = [...tokens, name];
         const member = (v as Record<string, unknown>)[name];
         if (sel.all || selected(sel, name, at)) collect(member, depth + 1);
         else visit(member, at, depth + 1);
       }
-    } else if (sel.all && (typeof v === "string" || typeof v === "number")) {
+    } else if (sel.all && (typeof v === "string" || isJsonNumeric(v))) {
       out.push(v);
     }
   };

@@ -1,3 +1,4 @@
+import { buildJson } from "./buildJson.js";
 import { scanStrictJson } from "./scanner.js";
 import { DEFAULT_MAX_JSON_DEPTH } from "./strictJson.js";
 import type { StrictJsonError } from "./scanner.js";
@@ -25,109 +26,18 @@ export type ExactJsonResult =
   | { ok: true; value: unknown; spanOf(container: object): readonly [number, number] | undefined }
   | StrictJsonError;
 
-const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?/y;
-
 export function parseJsonExact(text: string, maxDepth = DEFAULT_MAX_JSON_DEPTH): ExactJsonResult {
   const problem = scanStrictJson(text, maxDepth);
   if (problem !== null) return problem;
   const spans = new WeakMap<object, readonly [number, number]>();
-  let pos = 0;
-
-  const ws = () => {
-    for (;;) {
-      const c = text.charCodeAt(pos);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) pos++;
-      else return;
-    }
-  };
-  const str = (): string => {
-    const start = pos;
-    pos++;
-    let escaped = false;
-    for (;;) {
-      const c = text.charCodeAt(pos);
-      if (c === 0x5c) {
-        escaped = true;
-        pos += 2;
-      } else if (c === 0x22) {
-        pos++;
-        break;
-      } else {
-        pos++;
-      }
-    }
-    return escaped ? (JSON.parse(text.slice(start, pos)) as string) : text.slice(start + 1, pos - 1);
-  };
-  const value = (): unknown => {
-    ws();
-    const c = text[pos];
-    if (c === "{") {
-      const start = pos++;
-      const obj: Record<string, unknown> = {};
-      ws();
-      if (text[pos] === "}") pos++;
-      else {
-        for (;;) {
-          ws();
-          const key = str();
-          ws();
-          pos++; // ':'
-          const v = value();
-          if (key === "__proto__") {
-            Object.defineProperty(obj, key, {
-              value: v,
-              enumerable: true,
-              writable: true,
-              configurable: true,
-            });
-          } else {
-            obj[key] = v;
-          }
-          ws();
-          if (text[pos++] === "}") break;
-        }
-      }
-      spans.set(obj, [start, pos]);
-      return obj;
-    }
-    if (c === "[") {
-      const start = pos++;
-      const arr: unknown[] = [];
-      ws();
-      if (text[pos] === "]") pos++;
-      else {
-        for (;;) {
-          arr.push(value());
-          ws();
-          if (text[pos++] === "]") break;
-        }
-      }
-      spans.set(arr, [start, pos]);
-      return arr;
-    }
-    if (c === '"') return str();
-    if (c === "t") {
-      pos += 4;
-      return true;
-    }
-    if (c === "f") {
-      pos += 5;
-      return false;
-    }
-    if (c === "n") {
-      pos += 4;
-      return null;
-    }
-    NUMBER.lastIndex = pos;
-    const m = NUMBER.exec(text)!;
-    pos = NUMBER.lastIndex;
-    const n = Number(m[0]);
-    if (m[1] === undefined && m[2] === undefined && !Number.isSafeInteger(n)) return new ExactInteger(m[0]);
-    return n;
-  };
-
-  const result = value();
+  const result = buildJson(text, exactIntegerOf, spans);
   return { ok: true, value: result, spanOf: (container: object) => spans.get(container) };
+}
+
+/** Pins' reading of a literal: an integer beyond the safe range keeps its digits; the rest are doubles. */
+function exactIntegerOf(literal: string, plainInteger: boolean): unknown {
+  const n = Number(literal);
+  return plainInteger && !Number.isSafeInteger(n) ? new ExactInteger(literal) : n;
 }
 
 /** True when the value holds an ExactInteger anywhere. */

@@ -1,3 +1,4 @@
+import { isCanonicalLiteral } from "./jsonNumber.js";
 import { escapePointerToken } from "./pointer.js";
 
 const TAB = 0x09;
@@ -51,11 +52,24 @@ const levelNameSet: (Set<string> | undefined)[] = [];
 const openNames: string[] = [];
 
 /**
+ * What the last scan found of number literals a double would change (see jsonNumber.ts): how many, and
+ * where, when the scan was asked to note them. Read right after scanStrictJson returns.
+ */
+export const lastScanNumbers: { inexact: number; spans: Array<[number, number]> | null } = {
+  inexact: 0,
+  spans: null,
+};
+
+/**
  * One pass over the text that checks the RFC 8259 grammar, duplicate member names and nesting depth, and
  * returns the first problem in reading order, or `null` when the text is acceptable. It builds no values
- * and never recurses: open containers live on explicit stacks bounded by `maxDepth`.
+ * and never recurses: open containers live on explicit stacks bounded by `maxDepth`. It also counts the
+ * number literals a double would not write back as they are (`lastScanNumbers`; their spans too with
+ * `noteSpans`).
  */
-export function scanStrictJson(text: string, maxDepth: number): StrictJsonError | null {
+export function scanStrictJson(text: string, maxDepth: number, noteSpans = false): StrictJsonError | null {
+  lastScanNumbers.inexact = 0;
+  lastScanNumbers.spans = noteSpans ? [] : null;
   const isObject = levelIsObject;
   const memberName = levelMemberName;
   const elementIndex = levelElementIndex;
@@ -140,6 +154,10 @@ export function scanStrictJson(text: string, maxDepth: number): StrictJsonError 
       } else if (c === MINUS || (c >= ZERO && c <= NINE)) {
         const end = skipNumber(text, pos);
         if (end < 0) return numberError(text, pos, depth);
+        if (mayBeInexact(text, pos, end) && !isCanonicalLiteral(text.slice(pos, end))) {
+          lastScanNumbers.inexact++;
+          lastScanNumbers.spans?.push([pos, end]);
+        }
         pos = end;
       } else if (c === LOWER_T || c === LOWER_F || c === LOWER_N) {
         const word = c === LOWER_T ? "true" : c === LOWER_F ? "false" : "null";
@@ -255,6 +273,19 @@ function isHexDigit(c: number): boolean {
 
 function isDigit(c: number): boolean {
   return c >= ZERO && c <= NINE;
+}
+
+/**
+ * Whether a number literal needs the full check: short plain integers (no fraction, no exponent, up to 15
+ * digits, not `-0`) are always written back by a double exactly as they are, and are most numbers.
+ */
+function mayBeInexact(text: string, start: number, end: number): boolean {
+  if (end - start > 15) return true;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === DOT || c === LOWER_E || c === UPPER_E) return true;
+  }
+  return text.charCodeAt(start) === MINUS && text.charCodeAt(start + 1) === ZERO;
 }
 
 /**

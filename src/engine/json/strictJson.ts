@@ -1,11 +1,18 @@
 import { ToolgateError } from "../errors.js";
-import { scanStrictJson, type StrictJsonError } from "./scanner.js";
+import { buildJson } from "./buildJson.js";
+import { JsonNumber, numberOf } from "./jsonNumber.js";
+import { lastScanNumbers, scanStrictJson, type StrictJsonError } from "./scanner.js";
 
 export type StrictJsonResult = { ok: true; value: unknown } | StrictJsonError;
 
 export interface StrictJsonOptions {
   /** Deepest allowed nesting of arrays and objects (`[]` is depth 1, a bare scalar depth 0). Default 64. */
   maxDepth?: number;
+  /**
+   * Keep every number literal a double would change as a JsonNumber (jsonNumber.ts), so writeJson writes
+   * it back as it came. Frames toolgate forwards are read so; a text without such a literal costs nothing.
+   */
+  exactNumbers?: boolean;
 }
 
 export const DEFAULT_MAX_JSON_DEPTH = 64;
@@ -30,6 +37,9 @@ export function parseStrictJson(text: string, options?: StrictJsonOptions): Stri
   // value at native speed from text already known to be acceptable.
   const problem = scanStrictJson(text, maxDepth);
   if (problem !== null) return problem;
+  if (options?.exactNumbers === true && lastScanNumbers.inexact > 0) {
+    return { ok: true, value: buildJson(text, (literal) => numberOf(literal)) };
+  }
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (e) {
@@ -52,7 +62,7 @@ export function nestedDeeperThan(value: unknown, maxDepth: number): boolean {
   const stack: Array<[unknown, number]> = [[value, 0]];
   while (stack.length > 0) {
     const [current, depth] = stack.pop()!;
-    if (typeof current !== "object" || current === null) continue;
+    if (typeof current !== "object" || current === null || current instanceof JsonNumber) continue;
     if (depth + 1 > maxDepth) return true;
     for (const child of Array.isArray(current) ? current : Object.values(current)) {
       if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);

@@ -1,3 +1,5 @@
+import { compareDecimals, decimalOf, decimalOfDouble, decimalText } from "../json/decimal.js";
+import { JsonNumber, withLiterals } from "../json/jsonNumber.js";
 import canonicalize from "canonicalize";
 import { ToolgateError } from "../errors.js";
 import { escapePointerToken } from "../json/pointer.js";
@@ -10,18 +12,29 @@ import { escapePointerToken } from "../json/pointer.js";
  * arrays and plain objects. Anything else throws ToolgateError `E_CANONICALIZE` naming where it is, rather
  * than being quietly converted (NaN to null, a Date to its toJSON string, a function dropped). An object
  * member whose value is `undefined` is left out, as JSON.stringify does.
+ *
+ * A number kept as written (JsonNumber) is its double, as RFC 8785 has every number (pins' `schema_hash`
+ * is defined so); one past the double range has no such form. With `exactNumbers`, it is its double when
+ * the double holds it (`1.0` and `1e0` are `1`), else its exact value written out (`9007199254740993`,
+ * `1e+400`): two arguments that differ only beyond a double's precision then never share a form (the
+ * audit log's argument digest).
  */
-export function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown, options: { exactNumbers?: boolean } = {}): string {
+  const exact = { found: false };
   try {
     // The quick walk builds no paths; only a value that fails it is walked again to say where.
-    if (!isJsonValue(value, new Set())) assertJsonValue(value, "", new Set());
+    if (!isJsonValue(value, new Set(), exact)) assertJsonValue(value, "", new Set());
   } catch (e) {
     if (e instanceof RangeError) throw cannot("the value is nested too deeply");
     throw e;
   }
   let text: string | undefined;
   try {
-    text = canonicalize(value);
+    text = !exact.found
+      ? canonicalize(value)
+      : options.exactNumbers === true
+        ? withLiterals(() => canonicalize(exactForms(value)) ?? "")
+        : canonicalize(doubleForms(value));
   } catch (e) {
     throw cannot(e instanceof Error ? e.message : String(e));
   }
@@ -42,8 +55,60 @@ function cannot(why: string): ToolgateError {
   return new ToolgateError("E_CANONICALIZE", `cannot put the value in RFC 8785 canonical JSON form: ${why}`);
 }
 
+/** The value with each JsonNumber its double (RFC 8785); one past the double range cannot be written. */
+function doubleForms(value: unknown): unknown {
+  if (value instanceof JsonNumber) {
+    if (!Number.isFinite(value.value)) throw new Error(`${value.text} is beyond what a double holds`);
+    return value.value;
+  }
+  if (Array.isArray(value)) return value.map(doubleForms);
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "__proto__")
+        Object.defineProperty(out, k, {
+          value: doubleForms(v),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else out[k] = doubleForms(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** The value with each JsonNumber in its canonical form: a double when that holds it, else its exact text. */
+function exactForms(value: unknown): unknown {
+  if (value instanceof JsonNumber) {
+    const decimal = decimalOf(value.text)!;
+    if (decimal.sign === 0) return 0;
+    const double = decimalOfDouble(value.value);
+    return double !== null && compareDecimals(decimal, double) === 0
+      ? value.value
+      : new JsonNumber(decimalText(decimal));
+  }
+  if (Array.isArray(value)) return value.map(exactForms);
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (k === "__proto__")
+        Object.defineProperty(out, k, {
+          value: exactForms(v),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else out[k] = exactForms(v);
+    }
+    return out;
+  }
+  return value;
+}
+
 /** What assertJsonValue accepts, without building a path per member (this runs once per audited call). */
-function isJsonValue(value: unknown, open: Set<object>): boolean {
+function isJsonValue(value: unknown, open: Set<object>, exact: { found: boolean }): boolean {
   switch (typeof value) {
     case "boolean":
       return true;
@@ -57,16 +122,21 @@ function isJsonValue(value: unknown, open: Set<object>): boolean {
       return false;
   }
   if (value === null) return true;
+  if (value instanceof JsonNumber) {
+    exact.found = true;
+    return decimalOf(value.text) !== null;
+  }
   if (open.has(value)) return false;
   open.add(value);
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) if (!(i in value) || !isJsonValue(value[i], open)) return false;
+    for (let i = 0; i < value.length; i++)
+      if (!(i in value) || !isJsonValue(value[i], open, exact)) return false;
   } else {
     const proto: unknown = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return false;
     for (const key of Object.keys(value)) {
       const member = (value as Record<string, unknown>)[key];
-      if (!wellFormed(key) || (member !== undefined && !isJsonValue(member, open))) return false;
+      if (!wellFormed(key) || (member !== undefined && !isJsonValue(member, open, exact))) return false;
     }
   }
   open.delete(value);
@@ -91,7 +161,7 @@ function assertJsonValue(value: unknown, path: string, open: Set<object>): void 
         `${typeof value === "undefined" ? "undefined" : `a ${typeof value}`} at ${at} is not a JSON value`,
       );
   }
-  if (value === null) return;
+  if (value === null || value instanceof JsonNumber) return;
   if (open.has(value)) throw cannot(`the value contains itself at ${at}`);
   open.add(value);
   if (Array.isArray(value)) {

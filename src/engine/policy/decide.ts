@@ -1,4 +1,5 @@
 import type { PatternEntry } from "../model/policy.js";
+import { JsonNumber } from "../json/jsonNumber.js";
 import { parseStrictJson } from "../json/strictJson.js";
 import type { CompiledPolicy } from "./compile.js";
 import { checkApprovalArtifact } from "../controls/approval.js";
@@ -270,7 +271,7 @@ export type ArgumentsResult =
 export function argumentsObject(args: CallArguments): ArgumentsResult {
   let value: unknown;
   if (args.kind === "json") {
-    const parsed = parseStrictJson(args.text);
+    const parsed = parseStrictJson(args.text, { exactNumbers: true });
     if (!parsed.ok) {
       return {
         ok: false,
@@ -285,8 +286,15 @@ export function argumentsObject(args: CallArguments): ArgumentsResult {
     // MCP makes `arguments` optional; an absent object is an empty one.
     value = args.value === undefined ? {} : args.value;
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    const got = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+  if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof JsonNumber) {
+    const got =
+      value === null
+        ? "null"
+        : Array.isArray(value)
+          ? "an array"
+          : value instanceof JsonNumber
+            ? "number"
+            : typeof value;
     return { ok: false, violation: { path: "", message: `arguments must be an object, got ${got}` } };
   }
   return { ok: true, value: value as Record<string, unknown> };

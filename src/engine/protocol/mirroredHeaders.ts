@@ -1,3 +1,5 @@
+import { compareDecimals, decimalOf } from "../json/decimal.js";
+import { isJsonNumeric, literalOf, type JsonNumber } from "../json/jsonNumber.js";
 import { isJsonObject, type JsonObject, type JsonRpcErrorObject } from "../rpc/jsonRpc.js";
 import { HEADER_MISMATCH } from "./eras.js";
 
@@ -72,10 +74,10 @@ export function paramHeaderMismatch(
       continue;
     }
     const body =
-      typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+      typeof value === "string" || isJsonNumeric(value) || typeof value === "boolean"
         ? String(value)
         : undefined;
-    const problem = typeof value === "number" ? numericDisagreement(given, value) : disagreement(given, body);
+    const problem = isJsonNumeric(value) ? numericDisagreement(given, value) : disagreement(given, body);
     if (problem !== null) return mismatch(shown, problem, given, body);
   }
   return null;
@@ -161,13 +163,20 @@ function disagreement(header: string | string[] | undefined, body: string | unde
   return value === body ? null : "it differs from the body";
 }
 
-function numericDisagreement(header: string | string[] | undefined, body: number): string | null {
+function numericDisagreement(
+  header: string | string[] | undefined,
+  body: number | JsonNumber,
+): string | null {
   const reading = decoded(header);
   if ("problem" in reading) return reading.problem;
   const value = reading.value;
   if (value === undefined) return "it is absent";
-  // Compared as numbers (MCP: `42.0` is `42`).
-  return /^-?\d+(?:\.\d+)?$/.test(value) && Number(value) === body ? null : "it differs from the body";
+  // Compared as numbers, exactly (MCP: `42.0` is `42`; 9007199254740993 is not 9007199254740992).
+  const header_ = /^-?\d+(?:\.\d+)?$/.test(value) ? decimalOf(value) : null;
+  const own = decimalOf(literalOf(body));
+  return header_ !== null && own !== null && compareDecimals(header_, own) === 0
+    ? null
+    : "it differs from the body";
 }
 
 /** `Mcp-Param-Region` for `mcp-param-region` (header names are case-insensitive; this is for people). */

@@ -34,7 +34,8 @@ export function readFrame(frame: InboundFrame): InboundMessage {
     case "text":
       break;
   }
-  const parsed = parseStrictJson(frame.text, { maxDepth: MAX_FRAME_DEPTH });
+  // Every number a double would change is kept as written (jsonNumber.ts), to be forwarded so.
+  const parsed = parseStrictJson(frame.text, { maxDepth: MAX_FRAME_DEPTH, exactNumbers: true });
   const text = frame.text;
   const envelope = (): FrameEnvelope => frameEnvelope(text);
   if (!parsed.ok) {

@@ -1,3 +1,5 @@
+import { decimalOf, isIntegral } from "../json/decimal.js";
+import { JsonNumber } from "../json/jsonNumber.js";
 /**
  * JSON-RPC 2.0 message shapes as MCP uses them, and the check that turns a parsed value into one of them.
  * MCP narrows JSON-RPC: ids are strings or integers (never null on a request), `params` is an object.
@@ -52,12 +54,26 @@ export const INTERNAL_ERROR = -32603;
 /** Implementation-defined server error (JSON-RPC reserves -32000…-32099): a request refused by a limit. */
 export const REQUEST_REFUSED = -32000;
 
+/** A JSON object: not an array, and not a number kept as written (JsonNumber), which is a leaf. */
 export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof JsonNumber)
+  );
 }
 
 function isId(value: unknown): value is JsonRpcId {
   return typeof value === "string" || (typeof value === "number" && Number.isInteger(value));
+}
+
+/**
+ * An id or progress token written in a form a double changes (`1.0`, `1e0`; see jsonNumber.ts) is the
+ * integer it stands for when that is a safe integer: ids are matched by value, and every peer reads `1.0`
+ * as 1. An id beyond ±(2^53 − 1) or with a fraction stays a JsonNumber, which is no valid id (refused).
+ */
+function plainInteger(value: unknown): unknown {
+  if (!(value instanceof JsonNumber)) return value;
+  const decimal = decimalOf(value.text);
+  return decimal !== null && isIntegral(decimal) && Number.isSafeInteger(value.value) ? value.value : value;
 }
 
 /** Decides which JSON-RPC message a parsed (non-array) value is, or why it is none. */
@@ -66,6 +82,10 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
     return { kind: "invalid", reason: `a message must be a JSON object, got ${describe(value)}` };
   }
   if (value.jsonrpc !== "2.0") return { kind: "invalid", reason: 'the "jsonrpc" member must be "2.0"' };
+  if (value.id instanceof JsonNumber) value.id = plainInteger(value.id);
+  const meta = isJsonObject(value.params) ? value.params._meta : undefined;
+  if (isJsonObject(meta) && meta.progressToken instanceof JsonNumber)
+    meta.progressToken = plainInteger(meta.progressToken);
 
   const hasId = Object.hasOwn(value, "id");
   if (Object.hasOwn(value, "method")) {
@@ -78,7 +98,11 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
       return { kind: "invalid", reason: 'the "params" member must be an object' };
     }
     if (!hasId) return { kind: "notification", message: value as JsonRpcNotification };
-    if (!isId(value.id)) return { kind: "invalid", reason: 'a request "id" must be a string or an integer' };
+    if (!isId(value.id))
+      return {
+        kind: "invalid",
+        reason: 'a request "id" must be a string or an integer (at most 2^53 − 1 in size)',
+      };
     return { kind: "request", message: value as JsonRpcRequest };
   }
 

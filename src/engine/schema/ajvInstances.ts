@@ -1,3 +1,4 @@
+import { addExactKeywords } from "./exactNumbers.js";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import type { Options } from "ajv";
@@ -41,6 +42,7 @@ export function newCompiler(draft: Draft): AjvInstance {
   addFormats(ajv);
   // Ajv resolves 2020-12 `$anchor`s but does not declare the keyword, so strict mode would reject it.
   if (draft === "2020-12") ajv.addKeyword({ keyword: "$anchor", schemaType: "string" });
+  addExactKeywords(ajv);
   return ajv;
 }
 

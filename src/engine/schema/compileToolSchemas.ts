@@ -1,3 +1,4 @@
+import { asDoubles, exactSchema, holdsJsonNumber, typeView } from "./exactNumbers.js";
 import type { ValidateFunction } from "ajv";
 import type { Violation } from "../model/decision.js";
 import { metaValidator, newCompiler } from "./ajvInstances.js";
@@ -6,9 +7,13 @@ import {
   CyclicSchemaError,
   findKeyword,
   findNonLocalReference,
+  findKeywordPrefix,
   findPattern,
   type SchemaObject,
 } from "./schemaWalk.js";
+
+/** Keywords toolgate writes itself (exactNumbers.ts); a policy may not use them. */
+const RESERVED_PREFIX = "x-toolgate-";
 import { toViolations } from "./violations.js";
 
 export type CompiledToolSchema =
@@ -67,21 +72,44 @@ function compileOne(tool: string, schema: unknown, sharedDefs: Record<string, un
       );
     }
 
+    const reserved = findKeywordPrefix(merged, RESERVED_PREFIX);
+    if (reserved !== null) {
+      return fail(
+        `keyword "${reserved.keyword}" at ${where(reserved.path, sharedNames)} is reserved: toolgate names its own exact number keywords so; write the standard keyword (maximum, enum, …)`,
+      );
+    }
     const meta = metaValidator(draft.draft);
-    if (!meta.validateSchema(merged)) {
+    if (!meta.validateSchema(asDoubles(merged) as SchemaObject)) {
       const problems = toViolations(meta.errors ?? []).map(
         (v) => `${where(v.path, sharedNames)} ${v.message}`,
       );
       return fail(`not a valid JSON Schema (${draft.draft}): ${problems.slice(0, 5).join("; ")}`);
     }
 
+    // Literals a double would change are compared exactly (exactNumbers.ts); arguments that hold such a
+    // literal are checked against a schema whose every number comparison is exact, compiled on first need.
     let validateFn: ValidateFunction;
+    let validateExact: ValidateFunction | null = null;
     try {
-      validateFn = newCompiler(draft.draft).compile(merged);
+      validateFn = newCompiler(draft.draft).compile(exactSchema(merged, false) as SchemaObject);
     } catch (e) {
       return fail(explainCompileError(e, merged, sharedNames));
     }
-    return { ok: true, tool, validate: (args: unknown) => runValidation(validateFn, args) };
+    const exactly = (args: unknown): Violation[] => {
+      try {
+        validateExact ??= newCompiler(draft.draft).compile(exactSchema(merged, true) as SchemaObject);
+      } catch (e) {
+        return [
+          { path: "", message: `could not be validated: ${e instanceof Error ? e.message : String(e)}` },
+        ];
+      }
+      return runValidation(validateExact, typeView(args));
+    };
+    return {
+      ok: true,
+      tool,
+      validate: (args: unknown) => (holdsJsonNumber(args) ? exactly(args) : runValidation(validateFn, args)),
+    };
   } catch (e) {
     if (e instanceof CyclicSchemaError) return fail(e.message);
     if (e instanceof RangeError) return fail("the schema is nested too deeply to compile");

@@ -94,6 +94,17 @@ export function findKeyword(root: unknown, keyword: string): string | null {
   return found;
 }
 
+/** The first keyword that starts with `prefix`, with the pointer of its subschema, or `null`. */
+export function findKeywordPrefix(root: unknown, prefix: string): { path: string; keyword: string } | null {
+  let found: { path: string; keyword: string } | null = null;
+  forEachSubschema(root, (schema, path) => {
+    if (found !== null) return;
+    const keyword = Object.keys(schema).find((k) => k.startsWith(prefix));
+    if (keyword !== undefined) found = { path, keyword };
+  });
+  return found;
+}
+
 /** Pointer of the first `pattern` or `patternProperties` name equal to `source`, or `null`. */
 export function findPattern(root: unknown, source: string): string | null {
   let found: string | null = null;
