@@ -2,6 +2,17 @@ import { Document, isScalar, isSeq, Scalar } from "yaml";
 import { ToolgateError } from "../engine/errors.js";
 import { formatDiagnostic } from "../engine/model/diagnostics.js";
 import { loadPolicyText } from "./policyLoader.js";
+import { isJsonNumeric, JsonNumber } from "../engine/json/jsonNumber.js";
+import { exactlyEqual } from "../engine/schema/exactNumbers.js";
+
+/** A number kept as written (jsonNumber.ts) goes into YAML as its literal, a plain scalar. */
+const JSON_NUMBER_TAG = {
+  identify: (value: unknown) => value instanceof JsonNumber,
+  default: true,
+  tag: "tag:yaml.org,2002:float",
+  resolve: (text: string) => text,
+  stringify: (item: { value: unknown }) => (item.value as JsonNumber).text,
+};
 import type { PatternEntry, Policy, RedactContract, ScopeContract, ToolPin } from "../engine/model/policy.js";
 
 /** True for v1 files and for v2 files that still use deprecated constructs (root allow/deny, constraints). */
@@ -22,7 +33,7 @@ export function needsMigration(policy: Policy): boolean {
  * header comment block of `sourceText` when it is given.
  */
 export function migratePolicy(policy: Policy, sourceText?: string): string {
-  const doc = new Document(migratedObject(policy));
+  const doc = new Document(migratedObject(policy), { customTags: [JSON_NUMBER_TAG] });
   styleScalars(doc);
   const header = sourceText === undefined ? undefined : headerComment(sourceText);
   if (header !== undefined) doc.commentBefore = header;
@@ -182,6 +193,9 @@ function defineKey(target: Record<string, unknown>, key: string, value: unknown)
 
 function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
+  // A number kept as written (a schema's 9007199254740993) is the same number however it is spelled.
+  if (a instanceof JsonNumber || b instanceof JsonNumber)
+    return isJsonNumeric(a) && isJsonNumeric(b) && exactlyEqual(a, b);
   if (typeof a !== typeof b || a === null || b === null || typeof a !== "object") {
     return typeof a === "number" && typeof b === "number" && Number.isNaN(a) && Number.isNaN(b);
   }

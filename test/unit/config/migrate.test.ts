@@ -160,3 +160,18 @@ describe("migrated text", () => {
     );
   });
 });
+
+describe("numbers in migrated schemas", () => {
+  it("keeps every literal a double would change as written, and the result decides as the original", () => {
+    const text =
+      'version: "1.0"\ndeny: ["exec"]\nschemas:\n  t:\n    type: object\n    properties:\n      n: { maximum: 9007199254740993, minimum: 1.0, enum: [1e400, 0x1F, 5] }\n';
+    const loaded = loadPolicyText("p.yaml", text);
+    const migrated = migratePolicy(loaded.policy!);
+    expect(migrated).toContain("maximum: 9007199254740993");
+    expect(migrated).toContain("minimum: 1.0");
+    expect(migrated).toContain("- 1e400");
+    // YAML's hexadecimal form is the integer it stands for.
+    expect(migrated).toContain("- 31");
+    expect(decisionView(loadPolicyText("p.yaml", migrated).policy!)).toBeDefined();
+  });
+});
