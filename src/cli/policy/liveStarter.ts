@@ -1,4 +1,4 @@
-import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../../upstream/upstream.js";
+import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../../upstream/upstream.js";
 import { readLiveCatalog, type CatalogTarget } from "../pin/liveCatalog.js";
 import { defaultServerId } from "../pin/liveTarget.js";
 import { pinCatalog } from "../pin/pinBlock.js";
@@ -9,8 +9,12 @@ import { starterPolicyYaml } from "./starterPolicy.js";
  * match (the given one, else the server's own name), rendered by starterPolicy.ts. Throws what
  * readLiveCatalog throws when the server cannot be reached or read. Shared by `policy init` and `install`.
  */
-export async function starterPolicyFromServer(target: CatalogTarget, serverId?: string): Promise<string> {
-  const catalog = await readLiveCatalog(target, DEFAULT_UPSTREAM_TIMEOUT_MS);
+export async function starterPolicyFromServer(
+  target: CatalogTarget,
+  serverId?: string,
+  startupTimeoutMs: number = DEFAULT_STARTUP_TIMEOUT_MS,
+): Promise<string> {
+  const catalog = await readLiveCatalog(target, DEFAULT_UPSTREAM_TIMEOUT_MS, startupTimeoutMs);
   const pins = pinCatalog(catalog.tools, catalog.rawSchemas, serverId ?? defaultServerId(catalog, target));
   const named = `${catalog.serverInfo.name} ${catalog.serverInfo.version}`.trim();
   return starterPolicyYaml({ server: named === "" ? target.name : named, tools: catalog.tools, pins });
