@@ -332,11 +332,13 @@ function slowStart(
     "E_UPSTREAM_START",
     secrets.text(
       withStderr(
-        `MCP server '${server.name}' (${server.transport}: ${describeTarget(server)}) did not answer within ${seconds} s (startup_timeout)`,
+        `MCP server '${server.name}' (${server.transport}: ${describeTarget(server)}) did not answer within ${seconds} s (startup_timeout); if it is only slow, give it longer: "startup_timeout": <seconds> in its mcp.json entry, or --startup-timeout <seconds>`,
         stderr,
       ),
     ),
-    `if it is only slow, give it longer: "startup_timeout": <seconds> in its mcp.json entry, or --startup-timeout <seconds>${server.transport === "stdio" ? `; else check "command" and "args" of '${server.name}'` : ""}`,
+    server.transport === "stdio"
+      ? `if it never answers, check "command" and "args" of '${server.name}' in mcp.json`
+      : `if it never answers, check that it runs at "url" of '${server.name}'`,
   );
 }
 
