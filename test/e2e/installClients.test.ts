@@ -72,7 +72,8 @@ describe("toolgate install claude-code, checked by Claude Code itself", () => {
     const get = claude(bin, home, ["mcp", "get", "memory"], project);
     expect(get.stdout).toContain("Status: ✔ Connected");
     expect(get.stdout).toContain(`Command: ${NODE}`);
-  });
+    // The dry run and the install each start both servers, then Claude Code starts them twice more.
+  }, 120_000);
 
   it("shows toolgate's own diagnostic in Claude Code when the policy is broken", () => {
     const policy = join(home, ".config/toolgate/policies/claude-code/memory.yaml");
