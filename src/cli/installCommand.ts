@@ -1,3 +1,4 @@
+import { addStartupTimeoutOption, DEFAULT_STARTUP_TIMEOUT_S } from "./optionParsers.js";
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
@@ -21,11 +22,11 @@ export { INSTALL_EXIT } from "./install/installWrite.js";
 interface InstallFlags {
   config?: string;
   dryRun?: boolean;
+  startupTimeout?: number;
 }
 
 export function registerInstallCommands(program: Command): void {
-  program
-    .command("install")
+  addStartupTimeoutOption(program.command("install"))
     .description(
       `put toolgate wrap, with a starter policy and an audit log per server, in front of every stdio server of an MCP client (${CLIENT_IDS.join(", ")})`,
     )
@@ -124,7 +125,7 @@ async function runInstall(client: string, flags: InstallFlags): Promise<number> 
   let failed = report(found.entries);
   const decided: DecidedWrap[] = [];
   for (const plan of plans) {
-    const policy = await decidePolicy(plan, file);
+    const policy = await decidePolicy(plan, file, (flags.startupTimeout ?? DEFAULT_STARTUP_TIMEOUT_S) * 1000);
     if (policy === null) failed = true;
     else decided.push({ plan, policy });
   }

@@ -3,6 +3,7 @@
 // that are up and announces the late one (tools/list_changed) once its catalog is in, and a call to it
 // waits for it. A server slower than its startup_timeout gets one message that names the setting, nothing
 // contradicting it. The slow server is the real server-memory behind `sh -c "sleep 10; exec …"`.
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -34,6 +35,29 @@ describe("a server that takes 10 s to start", () => {
     const names = (await wrapped.client.listTools()).tools.map((t) => t.name);
     expect(names).toContain("read_graph");
     expect(Date.now() - started).toBeGreaterThanOrEqual(SLEEP_S * 1000 - 500);
+  }, 90_000);
+
+  it("is installed: install reads its catalog once it is up, and writes its entry and starter policy", async () => {
+    const home = tempDir("tg-slow-install-");
+    const file = join(home, "claude_desktop_config.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ mcpServers: { memory: { command: slow()[0], args: slow().slice(1) } } }),
+    );
+    const run = await runCli(["install", "claude-desktop", "--config", file], {
+      timeoutMs: 90_000,
+      env: { HOME: home, TOOLGATE_CONFIG_DIR: join(home, "toolgate") },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const entry = (
+      JSON.parse(readFileSync(file, "utf8")) as { mcpServers: Record<string, { args: string[] }> }
+    ).mcpServers.memory!;
+    expect(entry.args).toContain("wrap");
+    const policy = readdirSync(join(home, "toolgate"), { recursive: true, encoding: "utf8" }).find((f) =>
+      f.endsWith(".yaml"),
+    );
+    expect(policy).toBeDefined();
+    expect(readFileSync(join(home, "toolgate", policy!), "utf8")).toContain("read_graph");
   }, 90_000);
 
   it("is read by policy init", async () => {

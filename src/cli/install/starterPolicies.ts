@@ -17,7 +17,12 @@ export type PolicyStep = { kind: "keep" } | { kind: "starter"; text: string };
  * is written here, so a dry run reports exactly the failures the install would. `null` when the entry is
  * to be left as it is (reported on stderr with `E_INSTALL_ENTRY` and the cause).
  */
-export async function decidePolicy(plan: PlannedWrap, file: string): Promise<PolicyStep | null> {
+export async function decidePolicy(
+  plan: PlannedWrap,
+  file: string,
+  /** `--startup-timeout`: how long the server may take to start while its catalog is read. */
+  startupTimeoutMs?: number,
+): Promise<PolicyStep | null> {
   let there;
   try {
     there = lstatOrNull(plan.policy);
@@ -38,7 +43,10 @@ export async function decidePolicy(plan: PlannedWrap, file: string): Promise<Pol
     return null;
   }
   try {
-    return { kind: "starter", text: await starterPolicyFromServer(catalogTarget(plan, file)) };
+    return {
+      kind: "starter",
+      text: await starterPolicyFromServer(catalogTarget(plan, file), undefined, startupTimeoutMs),
+    };
   } catch (error) {
     leftAsItIs(plan, file, "its catalog could not be read", error);
     return null;
