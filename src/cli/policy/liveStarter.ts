@@ -1,4 +1,4 @@
-import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../../upstream/upstream.js";
+import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../../upstream/upstream.js";
 import { readLiveCatalog, type CatalogTarget } from "../pin/liveCatalog.js";
 import { defaultServerId } from "../pin/liveTarget.js";
 import { pinCatalog } from "../pin/pinBlock.js";
@@ -11,8 +11,12 @@ import { starterPolicyYaml } from "./starterPolicy.js";
  * command names (serverRoots.ts), rendered by starterPolicy.ts. Throws what
  * readLiveCatalog throws when the server cannot be reached or read. Shared by `policy init` and `install`.
  */
-export async function starterPolicyFromServer(target: CatalogTarget, serverId?: string): Promise<string> {
-  const catalog = await readLiveCatalog(target, DEFAULT_UPSTREAM_TIMEOUT_MS);
+export async function starterPolicyFromServer(
+  target: CatalogTarget,
+  serverId?: string,
+  startupTimeoutMs: number = DEFAULT_STARTUP_TIMEOUT_MS,
+): Promise<string> {
+  const catalog = await readLiveCatalog(target, DEFAULT_UPSTREAM_TIMEOUT_MS, startupTimeoutMs);
   const pins = pinCatalog(catalog.tools, catalog.rawSchemas, serverId ?? defaultServerId(catalog, target));
   const named = `${catalog.serverInfo.name} ${catalog.serverInfo.version}`.trim();
   return starterPolicyYaml({
