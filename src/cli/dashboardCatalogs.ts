@@ -8,7 +8,12 @@ import { seenTools } from "./seenTools.js";
  */
 export function catalogFetcher(timeoutMs: number, log: (line: string) => void): FetchCatalog {
   return async (server, baseDir) => {
-    const upstream = await connectUpstream(server, { baseDir, timeoutMs, recordToolsListText: true });
+    const upstream = await connectUpstream(server, {
+      baseDir,
+      timeoutMs,
+      startupTimeoutMs: timeoutMs,
+      recordToolsListText: true,
+    });
     try {
       const { names, seen } = await seenTools(upstream, server.name, log);
       return { capabilities: capabilityNames(upstream.capabilities), names, seen };

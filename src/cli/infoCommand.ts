@@ -72,6 +72,7 @@ async function info(name: string, flags: InfoFlags): Promise<number> {
     upstream = await connectUpstream(found.server, {
       baseDir: context.dir,
       timeoutMs: flags.timeout,
+      startupTimeoutMs: flags.timeout,
       // Exact pins are checked against the schema text the server sent, as the gate checks them.
       recordToolsListText: true,
     });

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 
 /** A repeatable option's values, in the order given. */
 export function collect(value: string, previous: string[]): string[] {
@@ -14,4 +14,18 @@ export function integer(min: number, what: string): (value: string) => number {
     }
     return n;
   };
+}
+
+/** The seconds `--startup-timeout` gives a server to answer its first request, by default. */
+export const DEFAULT_STARTUP_TIMEOUT_S = 60;
+
+/** `--startup-timeout <seconds>`: how long a server may take to start (its mcp.json `startup_timeout` wins). */
+export function addStartupTimeoutOption<C extends Command>(command: C): C {
+  command.option(
+    "--startup-timeout <seconds>",
+    `how long a server may take to answer its first request (an npx cold start takes 20 s); a server's "startup_timeout" in mcp.json wins`,
+    integer(1, "a number of seconds"),
+    DEFAULT_STARTUP_TIMEOUT_S,
+  );
+  return command;
 }

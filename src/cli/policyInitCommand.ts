@@ -1,3 +1,4 @@
+import { addStartupTimeoutOption } from "./optionParsers.js";
 import type { Command } from "commander";
 import { CONFIG_DIR_HELP } from "./contextOptions.js";
 import { describeError, printError } from "./errorReport.js";
@@ -6,6 +7,7 @@ import { starterPolicyFromServer } from "./policy/liveStarter.js";
 import { deliverPolicy, outputFree } from "./policy/policyOutput.js";
 
 interface InitFlags {
+  startupTimeout: number;
   configDir?: string;
   server?: string;
   serverId?: string;
@@ -19,10 +21,10 @@ interface InitFlags {
  * server could not be reached or read, 2 for bad input.
  */
 export function registerPolicyInit(policy: Command): void {
-  policy
-    .command("init")
+  const init_ = policy.command("init");
+  addStartupTimeoutOption(init_)
     .description(
-      "write a starter policy from an MCP server's live catalog: read-only tools allowed, the others under approval_required, a tightened schema and a pin per tool",
+      "write a starter policy from an MCP server's live catalog: read-only tools allowed, the others under approval_required, paths scoped to the directories its command names, its own schema closed and a pin per tool",
     )
     .option("--config-dir <dir>", CONFIG_DIR_HELP)
     .option("--server <name>", "the mcp.json server of the configuration directory to read")
@@ -43,7 +45,7 @@ async function init(command: string[], flags: InitFlags): Promise<number> {
   if (target === null) return 2;
   let text: string;
   try {
-    text = await starterPolicyFromServer(target, flags.serverId ?? flags.server);
+    text = await starterPolicyFromServer(target, flags.serverId ?? flags.server, flags.startupTimeout * 1000);
   } catch (error) {
     printError(describeError(error));
     return 1;

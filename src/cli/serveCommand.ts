@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
 import { closeAuditSink, type AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
@@ -9,7 +9,7 @@ import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
 import { connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { requestStateCodec } from "./requestStateKey.js";
 import { StderrRecord, tellHost } from "./hostNotice.js";
-import { GatewaySession } from "../serve/gatewaySession.js";
+import { DEFAULT_LIST_WAIT_MS, GatewaySession } from "../serve/gatewaySession.js";
 import type { ServeMode } from "../serve/serveMode.js";
 import { buildSessionContext } from "../serve/sessionContext.js";
 import { MIN_TOKEN_LENGTH } from "../config/tokensFile.js";
@@ -28,7 +28,7 @@ import { openState } from "./serveState.js";
 import { serveDashboard } from "./serveDashboard.js";
 import { UpstreamPool } from "../serve/upstreamPool.js";
 
-import { collect, integer } from "./optionParsers.js";
+import { addStartupTimeoutOption, collect, integer } from "./optionParsers.js";
 import { EXIT_BAD_INPUT, fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import { serveHttp } from "./serveHttpListener.js";
 
@@ -47,7 +47,7 @@ export function registerServeCommand(program: Command): void {
     .description(
       "one MCP server in front of every enabled server of the configuration directory, over stdio or Streamable HTTP, with the same decisions for listing and calling",
     );
-  addContextOptions(command)
+  addStartupTimeoutOption(addContextOptions(command))
     .option("--stdio", "serve one client on stdin/stdout (the default)")
     .option(
       "--http <port>",
@@ -103,6 +103,16 @@ export function registerServeCommand(program: Command): void {
       "close an HTTP session (and stop its servers) after this long without requests",
       integer(1, "seconds"),
       1800,
+    )
+    .addOption(
+      // From the environment too: a loaded machine (a CI runner) may want every first listing complete.
+      new Option(
+        "--list-wait <ms>",
+        "how long a tools/list waits for servers still starting; the others are announced (tools/list_changed) once up",
+      )
+        .argParser(integer(0, "milliseconds"))
+        .default(DEFAULT_LIST_WAIT_MS)
+        .env("TOOLGATE_LIST_WAIT"),
     )
     .option(
       "--request-timeout <ms>",
@@ -314,6 +324,8 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
       connect: connectUpstream,
       baseDir: loaded.dir,
       upstreamTimeoutMs: DEFAULT_UPSTREAM_TIMEOUT_MS,
+      startupTimeoutMs: flags.startupTimeout * 1000,
+      listWaitMs: flags.listWait,
       requestTimeoutMs: flags.requestTimeout,
       backoff: DEFAULT_BACKOFF,
       approvalTimeoutMs: flags.approvalTimeout * 1000,

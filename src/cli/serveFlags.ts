@@ -26,6 +26,8 @@ export interface ServeFlags extends ContextFlags {
   sessionIdleTimeout: number;
   auditLog?: string;
   requestTimeout: number;
+  startupTimeout: number;
+  listWait: number;
   approvalTimeout: number;
   dryRun?: boolean;
   verbose?: boolean;

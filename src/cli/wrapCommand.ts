@@ -1,3 +1,4 @@
+import { addStartupTimeoutOption } from "./optionParsers.js";
 import { randomBytes } from "node:crypto";
 import { InvalidArgumentError, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
@@ -31,6 +32,7 @@ interface WrapOptions extends WrapConfigFlags {
   maxFrameBytes: number;
   approvalTimeout: number;
   approvalKey: string[];
+  startupTimeout: number;
 }
 
 /** Exit status when toolgate itself refuses to start (bad policy, unwritable audit log, bad flags). */
@@ -50,7 +52,7 @@ export function registerWrapCommand(program: Command): void {
       "apply the filter layers of this mcp.json server of the configuration directory; " +
         "its command is run when none is given after -- (a command after -- wins)",
     );
-  addContextOptions(command, false)
+  addStartupTimeoutOption(addContextOptions(command, false))
     .option("--audit-log <file>", "append one JSON line per decision to this file")
     .option(
       "--dry-run",
@@ -171,6 +173,11 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
             requestStates: states.codec,
             // The server runs here, so it sees the same filesystem (restrict_scope `realpath: true`).
             realpath: localRealpath(plan.cwd ?? process.cwd()),
+            startupTimeoutMs: plan.startupTimeoutMs ?? options.startupTimeout * 1000,
+            startupSetting:
+              plan.startupTimeoutMs === undefined
+                ? "--startup-timeout <seconds>"
+                : `"startup_timeout" in the mcp.json entry of '${options.server ?? ""}'`,
           },
           peers,
         ),

@@ -35,6 +35,8 @@ export interface WrapPlan {
   approvalKeys?: { files: readonly { path: string }[]; dir: string };
   /** The server the policy's tool_pins are bound to (wrapPinServer.ts). */
   pins: PinServer;
+  /** The entry's own `startup_timeout`, which wins over --startup-timeout. */
+  startupTimeoutMs?: number;
 }
 
 /** True when any flag asks for the configuration directory. */
@@ -112,6 +114,7 @@ export function planConfigDirWrap(
       createGate,
       approvalKeys: { files: config.global.approvalKeys, dir: config.dir },
       pins,
+      ...(server.startupTimeoutMs === undefined ? {} : { startupTimeoutMs: server.startupTimeoutMs }),
     };
   }
   if (server.transport !== "stdio") {
@@ -132,5 +135,6 @@ export function planConfigDirWrap(
     createGate,
     approvalKeys: { files: config.global.approvalKeys, dir: config.dir },
     pins,
+    ...(server.startupTimeoutMs === undefined ? {} : { startupTimeoutMs: server.startupTimeoutMs }),
   };
 }

@@ -15,9 +15,31 @@ export interface McpJsonResult {
   diagnostics: Diagnostic[];
 }
 
-const STDIO_FIELDS = ["type", "command", "args", "env", "cwd", "allowedTools", "share"] as const;
-const REMOTE_FIELDS = ["type", "url", "headers", "allowedTools", "share"] as const;
-const ALL_FIELDS = ["type", "command", "args", "env", "cwd", "url", "headers", "allowedTools", "share"];
+const STDIO_FIELDS = [
+  "type",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "allowedTools",
+  "share",
+  "startup_timeout",
+] as const;
+const REMOTE_FIELDS = ["type", "url", "headers", "allowedTools", "share", "startup_timeout"] as const;
+const ALL_FIELDS = [
+  "type",
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "headers",
+  "allowedTools",
+  "share",
+  "startup_timeout",
+];
+/** The longest start-up an entry may ask for: a day (a typo like 60000 for 60 would otherwise hang). */
+const MAX_STARTUP_TIMEOUT_S = 86_400;
 const SHARE_VALUES = ["principal", "session", "all"] as const;
 
 /** The spec's startup warning for `"allowedTools": []`. */
@@ -197,7 +219,7 @@ function parseServer(
   }
 
   const { allowedTools, allowedToolsAt } = parseAllowedTools(node, name, diagnostics);
-  const share = parseShare(node, name, diagnostics);
+  const share = { ...parseShare(node, name, diagnostics), ...parseStartupTimeout(node, name, diagnostics) };
   if (transport === "stdio") {
     const command = stringField(node, "command", name, diagnostics);
     if (command === null || command === "") {
@@ -254,6 +276,27 @@ function parseShare(
     error(
       "E_FIELD_TYPE",
       `"share" of server '${name}' must be "principal" (one server per token, the default), "session" (one per client session) or "all" (one for every client), but this is ${describeKind(v)}`,
+      v.at,
+    ),
+  );
+  return {};
+}
+
+/** toolgate's `"startup_timeout"`: seconds the server may take to answer its first request. */
+function parseStartupTimeout(
+  node: SourceNode & { kind: "map" },
+  name: string,
+  diagnostics: Diagnostic[],
+): { startupTimeoutMs?: number } {
+  const entry = entryOf(node, "startup_timeout");
+  if (entry === undefined) return {};
+  const v = entry.value;
+  if (v.kind === "scalar" && typeof v.value === "number" && v.value > 0 && v.value <= MAX_STARTUP_TIMEOUT_S)
+    return { startupTimeoutMs: Math.round(v.value * 1000) };
+  diagnostics.push(
+    error(
+      "E_FIELD_TYPE",
+      `"startup_timeout" of server '${name}' must be a number of seconds above 0 and at most ${MAX_STARTUP_TIMEOUT_S} (how long the server may take to start, e.g. 120), but this is ${describeKind(v)}`,
       v.at,
     ),
   );

@@ -45,8 +45,15 @@ export interface SessionOptions {
   connect: ConnectUpstream;
   /** Relative `cwd` of stdio servers is resolved against this (the configuration directory). */
   baseDir?: string;
-  /** Bound on connecting to a server and on each request toolgate makes on its own (catalog pages). */
+  /** Bound on each request toolgate makes on its own (catalog pages). */
   upstreamTimeoutMs: number;
+  /** How long a server may take to start (`--startup-timeout`; its `startup_timeout` wins). Default 60 s. */
+  startupTimeoutMs?: number;
+  /**
+   * How long a `tools/list` waits for servers still starting before it answers without them; each is
+   * announced (`tools/list_changed`) once its catalog is in. Default {@link DEFAULT_LIST_WAIT_MS}.
+   */
+  listWaitMs?: number;
   /** Bound on a forwarded request (reset by progress); the client's cancellation ends it sooner. */
   requestTimeoutMs: number;
   backoff: Backoff;
@@ -83,6 +90,8 @@ export interface SessionOptions {
 }
 
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
+/** A tools/list waits this long for servers still starting (fast ones make it), then answers without them. */
+export const DEFAULT_LIST_WAIT_MS = 2000;
 
 type Json = Record<string, unknown>;
 
@@ -119,6 +128,10 @@ export class GatewaySession implements ClientHandler {
   private closed = false;
   /** Per server, what this session's client was last shown of its tools (see visibleFingerprint). */
   private readonly shownLists = new Map<string, string>();
+  /** Servers a list was answered without (still starting): announced once their catalog is in. */
+  private readonly listedWithout = new Set<string>();
+  /** Whether the servers were started (at the client's first request, once its capabilities are known). */
+  private started = false;
   private readonly approvalTimeoutMs: number;
   /** The servers this session uses, shared or its own (a pool of its own when none is given). */
   private readonly pool: UpstreamPool;
@@ -155,6 +168,7 @@ export class GatewaySession implements ClientHandler {
       log: options.log,
       principal: this.principal,
       servers: context.servers.length,
+      approvalWays: { surface: "serve", dashboard: options.desk !== undefined },
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
       ...(options.counter === undefined ? {} : { counter: options.counter }),
     });
@@ -174,6 +188,7 @@ export class GatewaySession implements ClientHandler {
           capabilities: () => this.mirroredCapabilities(),
           ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }),
           timeoutMs: options.upstreamTimeoutMs,
+          ...(options.startupTimeoutMs === undefined ? {} : { startupTimeoutMs: options.startupTimeoutMs }),
           ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
           backoff: options.backoff,
           hooks: { ...hooks, log: options.log },
@@ -206,6 +221,8 @@ export class GatewaySession implements ClientHandler {
       eraOf: (scope) => (scope as RequestScope).era,
       headersOf: (scope) => (scope as RequestScope).headers,
       listed: (server, shown) => this.shownLists.set(server, JSON.stringify(shown)),
+      listWaitMs: options.listWaitMs ?? DEFAULT_LIST_WAIT_MS,
+      listedWithout: (server) => this.listedWithout.add(server),
       rounds: new ApprovalRounds({
         codec: options.requestStates ?? RequestStateCodec.ephemeral(),
         claims: options.approvals?.claims ?? new MemoryApprovalClaims(),
@@ -288,6 +305,7 @@ export class GatewaySession implements ClientHandler {
   }
 
   async request(method: string, params: JsonObject, scope: RequestScope): Promise<JsonObject> {
+    this.startServers();
     try {
       return await this.route(method, params, scope);
     } catch (error) {
@@ -325,6 +343,16 @@ export class GatewaySession implements ClientHandler {
       default:
         throw new RelayedError(METHOD_NOT_FOUND, "Method not found");
     }
+  }
+
+  /**
+   * Every server is started at the client's first request (its capabilities known by then), not each at its
+   * first use: a slow server is then on its way while the client does other things.
+   */
+  private startServers(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const slot of this.slots.values()) void slot.link.ready().catch(() => {});
   }
 
   /** Counts a non-call request against `max_requests_total` and refuses it when the limit is reached. */
@@ -439,6 +467,11 @@ export class GatewaySession implements ClientHandler {
     catalogFetched: (server, snapshot) => {
       const slot = this.slots.get(server);
       if (slot !== undefined) this.session.catalogFetched(slot.view, snapshot);
+      // A server a list was answered without is up now: the client lists again and finds it.
+      if (this.listedWithout.delete(server) && this.options.mode === "direct") {
+        this.options.log(`MCP server '${server}' is up: announced to the client`);
+        this.notifyClient("notifications/tools/list_changed");
+      }
     },
     upstreamUp: (server, upstream, reconnected) => this.upstreamUp(server, upstream, reconnected),
     subscribed: (server, uri) => this.subscriptions.get(server)?.has(uri) === true,

@@ -83,6 +83,10 @@ export interface RouterDeps {
   eraOf(request: RequestHandle): Era;
   /** A modern HTTP request's headers (mirroring parts of the body), else `undefined`. */
   headersOf(request: RequestHandle): HeaderBag | undefined;
+  /** How long a tools/list waits for a server still starting before it answers without it. */
+  listWaitMs: number;
+  /** A tools/list answered without `server`, still starting: the client is to hear when it is up. */
+  listedWithout(server: string): void;
   /** What the client was shown of a server's tools (direct mode's tools/list). */
   listed?(server: string, shown: readonly unknown[]): void;
   /** Approval in the modern era: toolgate's `input_required` question and the state of its retries. */
@@ -118,7 +122,14 @@ export class ToolRouter {
       this.deps.order.map(async (server) => {
         const slot = this.deps.slots.get(server)!;
         slot.link.relist();
-        const state = await slot.link.catalogState();
+        const state = await this.catalogOrLate(slot);
+        if (state === "late") {
+          this.deps.listedWithout(server);
+          this.deps.log(
+            `tools/list: MCP server '${server}' is still starting: left out now, announced with tools/list_changed once it is up`,
+          );
+          return { slot, catalog: null };
+        }
         if (state.ok) return { slot, catalog: state.snapshot };
         // A server that went down keeps its last catalog in the list (its calls answer "unavailable"
         // until it is back); one that never answered is left out.
@@ -151,6 +162,24 @@ export class ToolRouter {
     // Injective by construction (see naming.ts); checked anyway so a broken assumption fails closed.
     assertDistinctNames(shown.map((t) => ({ exposed: t.name as string, origin: `tool ${String(t.name)}` })));
     return { tools: shown };
+  }
+
+  /**
+   * The server's catalog, or "late" when it is still starting after the list's wait (serve answers at once
+   * with the servers that are up, and announces the others as they come).
+   */
+  private async catalogOrLate(slot: ServerSlot): Promise<CatalogState | "late"> {
+    const pending = slot.link.catalogState();
+    if (!slot.link.starting) return pending;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">(
+      (resolve) => (timer = setTimeout(() => resolve("late"), this.deps.listWaitMs)),
+    );
+    try {
+      return await Promise.race([pending, late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /**

@@ -36,8 +36,13 @@ export interface UpstreamOptions {
   stderr?: UpstreamStderr;
   /** Called with each chunk of a piped stderr as it arrives (e.g. to prefix and forward it). */
   onStderr?: (text: string) => void;
-  /** Bound on the handshake and on every request toolgate makes on its own (each tools/list page). */
+  /** Bound on every request toolgate makes on its own once connected (each tools/list page). */
   timeoutMs?: number;
+  /**
+   * How long the server may take to answer its first request (the start: a process that loads, an `npx`
+   * that installs): the entry's `startup_timeout`, else this, else {@link DEFAULT_STARTUP_TIMEOUT_MS}.
+   */
+  startupTimeoutMs?: number;
   /** Relative `cwd` entries of stdio servers are resolved against this (the configuration directory). */
   baseDir?: string;
   clientInfo?: Implementation;
@@ -90,6 +95,13 @@ export interface Upstream {
 }
 
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+/** What clients give a server to start (30–60 s): `npx` cold starts take 20 s on a loaded machine. */
+export const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
+
+/** The start-up limit of `server`: its `startup_timeout`, else the command's, else the default. */
+export function startupTimeoutOf(server: McpServerConfig, given?: number): number {
+  return server.startupTimeoutMs ?? given ?? DEFAULT_STARTUP_TIMEOUT_MS;
+}
 
 /**
  * The SDK's stdio transport, probing in place: on its own class the SDK runs the `server/discover` probe
@@ -230,6 +242,7 @@ export async function connectUpstream(
   options: UpstreamOptions = {},
 ): Promise<Upstream> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const startupMs = startupTimeoutOf(server, options.startupTimeoutMs);
   let stderr = "";
   const { transport, pid, texts } = createTransport(server, options, (text) => {
     stderr = (stderr + text).slice(-STDERR_KEEP_CHARS);
@@ -238,7 +251,7 @@ export async function connectUpstream(
   const client = upstreamClient(
     options.clientInfo ?? { name: "toolgate", version: "0.1.0" },
     options.capabilities ?? {},
-    timeoutMs,
+    startupMs,
   );
   let markClosed: () => void = () => {};
   const closed = new Promise<void>((done) => (markClosed = done));
@@ -259,7 +272,7 @@ export async function connectUpstream(
     );
 
   try {
-    await client.connect(transport, { timeout: timeoutMs, maxTotalTimeout: timeoutMs });
+    await client.connect(transport, { timeout: startupMs, maxTotalTimeout: startupMs });
   } catch (error) {
     await client.close().catch(() => {});
     // A child that died before answering has usually said why on stderr; give the pipe a moment to drain.
@@ -268,9 +281,8 @@ export async function connectUpstream(
       server.transport === "stdio"
         ? reasonOf(error, server.command, stdioLaunch(server, options.baseDir).env)
         : reasonOf(error);
-    throw fail(
-      /timed out/i.test(reason) ? `no answer to initialize within ${timeoutMs} ms (${reason})` : reason,
-    );
+    if (/timed out/i.test(reason)) throw slowStart(server, startupMs, stderr, secrets);
+    throw fail(reason);
   }
   const progress = new ProgressTap(transport);
   const capabilities = client.getServerCapabilities() ?? {};
@@ -307,6 +319,28 @@ export async function connectUpstream(
 }
 
 const SESSION_END_MS = 2000;
+
+/** One message for a server that did not come up in time, naming the setting that decides it. */
+function slowStart(
+  server: McpServerConfig,
+  startupMs: number,
+  stderr: string,
+  secrets: SecretScrubber,
+): ToolgateError {
+  const seconds = Math.round(startupMs / 100) / 10;
+  return new ToolgateError(
+    "E_UPSTREAM_START",
+    secrets.text(
+      withStderr(
+        `MCP server '${server.name}' (${server.transport}: ${describeTarget(server)}) did not answer within ${seconds} s (startup_timeout); if it is only slow, give it longer: "startup_timeout": <seconds> in its mcp.json entry, or --startup-timeout <seconds>`,
+        stderr,
+      ),
+    ),
+    server.transport === "stdio"
+      ? `if it never answers, check "command" and "args" of '${server.name}' in mcp.json`
+      : `if it never answers, check that it runs at "url" of '${server.name}'`,
+  );
+}
 
 function boundedBy(work: Promise<void>, ms: number): Promise<void> {
   return new Promise((resolve, reject) => {

@@ -42,6 +42,8 @@ export interface LinkOptions {
   capabilities: () => ClientCapabilities;
   baseDir?: string;
   timeoutMs: number;
+  /** How long the server may take to start (its own `startup_timeout` wins); default 60 s. */
+  startupTimeoutMs?: number;
   /** The longest line accepted from a stdio server. */
   maxFrameBytes?: number;
   backoff: Backoff;
@@ -74,6 +76,11 @@ export class UpstreamLink {
 
   get name(): string {
     return this.options.server.name;
+  }
+
+  /** True while the first connection is being made (the server is starting; it was never up before). */
+  get starting(): boolean {
+    return this.state.kind === "connecting" && !this.connectedOnce;
   }
 
   /** The connected upstream, or null (never connects). */
@@ -172,6 +179,9 @@ export class UpstreamLink {
     const { server, connect, hooks } = this.options;
     const attempt = connect(server, {
       timeoutMs: this.options.timeoutMs,
+      ...(this.options.startupTimeoutMs === undefined
+        ? {}
+        : { startupTimeoutMs: this.options.startupTimeoutMs }),
       ...(this.options.baseDir === undefined ? {} : { baseDir: this.options.baseDir }),
       capabilities: this.options.capabilities(),
       clientInfo: { name: "toolgate", version: "0.1.0" },

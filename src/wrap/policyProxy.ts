@@ -71,6 +71,13 @@ export interface PolicyProxyOptions {
   approvals?: { keys: ApprovalKeyring; claims: ApprovalClaims };
   /** Signs the requestState of toolgate's approval questions in the modern era (default: a key of its own). */
   requestStates?: RequestStateCodec;
+  /**
+   * How long the server may take to answer the first request it is sent (`--startup-timeout`, or the
+   * entry's `startup_timeout`); past it, it is taken for a server that did not start. Default 60 s.
+   */
+  startupTimeoutMs?: number;
+  /** How the start-up limit is named in the message when it is reached (`--startup-timeout`, …). */
+  startupSetting?: string;
 }
 
 /** Where the proxy's output goes; the transport serializes (JSON.stringify of the object given). */
@@ -80,6 +87,7 @@ export interface ProxyPeers {
 }
 
 const DEFAULT_PRIVATE_TIMEOUT_MS = 10_000;
+const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
 const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 const RESERVED_ID = "Invalid Request: this id is reserved by toolgate; use another";
 /** How long a wrap whose server did not start waits for the host's `initialize`, to answer it. */
@@ -149,6 +157,7 @@ export class PolicyProxy {
       log: options.log,
       // wrap's one client: an artifact bound to 'stdio' approves its calls.
       principal: localPrincipal("stdio"),
+      approvalWays: { surface: "wrap" },
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     });
     this.server = {
@@ -192,13 +201,38 @@ export class PolicyProxy {
       log: options.log,
       toClient: (message) => this.toClient(message),
     });
+    this.startupMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     this.readiness = new ServerReadiness({
       catalog: this.catalog,
       privateRequests: this.privateRequests,
       era: this.era,
-      timeoutMs: this.timeoutMs,
+      // A call made before the server has answered waits for it as long as a start may take.
+      timeoutMs: Math.max(this.timeoutMs, this.startupMs),
+      startupTimeoutMs: this.startupMs,
       log: options.log,
     });
+  }
+
+  private readonly startupMs: number;
+  /** Runs from the first request sent to the server until its first frame; past the limit, it did not start. */
+  private startupTimer: NodeJS.Timeout | null = null;
+  private serverSpoke = false;
+
+  private watchStartup(): void {
+    if (this.serverSpoke || this.startupTimer !== null || this.unavailable !== null) return;
+    this.startupTimer = setTimeout(() => {
+      const seconds = Math.round(this.startupMs / 100) / 10;
+      const message = `E_UPSTREAM_START: MCP server${this.options.serverId === undefined ? "" : ` '${this.options.serverId}'`} did not answer within ${seconds} s (startup_timeout); if it is only slow, give it longer with ${this.options.startupSetting ?? "--startup-timeout <seconds>"}`;
+      this.options.log(message);
+      void this.serverUnavailable(message);
+    }, this.startupMs);
+    this.startupTimer.unref();
+  }
+
+  /** Stops the start-up watch (the proxy closes). */
+  stopWatching(): void {
+    if (this.startupTimer !== null) clearTimeout(this.startupTimer);
+    this.startupTimer = null;
   }
 
   /** The name the server gives itself (initialize, else server/discover): shown, never trusted. */
@@ -274,6 +308,7 @@ export class PolicyProxy {
         return;
       }
       this.clientPending.add(id);
+      this.watchStartup();
     }
     if (this.waiting) this.backlog.push(message);
     else this.run(message);
@@ -281,6 +316,10 @@ export class PolicyProxy {
 
   /** One frame from the server. */
   fromServer(frame: InboundFrame): void {
+    if (!this.serverSpoke) {
+      this.serverSpoke = true;
+      this.stopWatching();
+    }
     const inbound = readFrame(frame);
     if (!inbound.ok) {
       this.options.log(`dropped a server frame (${inbound.problem}): ${inbound.message}`);

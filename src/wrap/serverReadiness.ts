@@ -15,6 +15,8 @@ export interface ServerReadinessDeps {
   era: WrapEra;
   /** Bound on waiting for the handshake before a call is decided. */
   timeoutMs: number;
+  /** Bound on toolgate's own `server/discover` (the server's first request in the modern era: its start). */
+  startupTimeoutMs?: number;
   log(line: string): void;
 }
 
@@ -77,8 +79,8 @@ export class ServerReadiness {
     if (this.serverHasTools !== null) return this.start();
     this.discovering = true;
     void this.deps.privateRequests
-      .request("server/discover", this.deps.era.ownParams({}))
-      .then((response) => this.noteDiscover(response))
+      .start("server/discover", this.deps.era.ownParams({}), this.deps.startupTimeoutMs)
+      .answer.then(({ response }) => this.noteDiscover(response))
       .catch((error: unknown) =>
         this.deps.log(`server/discover failed: ${error instanceof Error ? error.message : String(error)}`),
       )

@@ -42,6 +42,19 @@ const config = configDir({
 });
 
 let served: HttpServe;
+
+/**
+ * Goes to `url`; the approvals page reloads itself every 2 s, and a reload of the page already shown may
+ * interrupt the navigation: then the page is where it was asked to be, once loaded.
+ */
+async function visit(p: Page, url: string): Promise<void> {
+  try {
+    await p.goto(url);
+  } catch (error) {
+    if (!/interrupted by another navigation/.test(String(error))) throw error;
+    await p.waitForLoadState();
+  }
+}
 let browser: Browser;
 let page: Page;
 let dashboard: RunningDashboard;
@@ -85,7 +98,7 @@ describe("serve --http --dashboard", () => {
   it("a call under approval_required from a client that cannot ask waits for the dashboard: approved, it goes through", async () => {
     const { client } = await httpClient(served.url, CI);
     const call = client.callTool({ name: "m__deploy", arguments: { target: "prod" } });
-    await page.goto(`${dashboard.origin}/ui/approvals`);
+    await visit(page, `${dashboard.origin}/ui/approvals`);
     const waiting = page.locator('section.approval[data-tool="deploy"]');
     await waiting.waitFor({ timeout: 10_000 });
     expect(await waiting.textContent()).toContain("prod");
@@ -106,7 +119,7 @@ describe("serve --http --dashboard", () => {
   it("denied in the dashboard, the call is refused and the audit says who denied it", async () => {
     const { client } = await httpClient(served.url, CI);
     const call = client.callTool({ name: "m__deploy", arguments: { target: "staging" } });
-    await page.goto(`${dashboard.origin}/ui/approvals`);
+    await visit(page, `${dashboard.origin}/ui/approvals`);
     const waiting = page.locator('section.approval[data-tool="deploy"]');
     await waiting.waitFor({ timeout: 10_000 });
     await waiting.getByRole("button", { name: "Deny" }).click();
@@ -162,10 +175,10 @@ describe("serve --http --dashboard", () => {
       clients[1].client.callTool({ name: "m__deploy", arguments: { target: "bot-call" } }),
     ];
     // alice (approves everyone) sees both; lead sees neither.
-    await page.goto(`${dashboard.origin}/ui/approvals`);
+    await visit(page, `${dashboard.origin}/ui/approvals`);
     const waiting = page.locator('section.approval[data-tool="deploy"]');
     await until(() => waiting.count().then((n) => n === 2));
-    await lead.goto(`${dashboard.origin}/ui/approvals`);
+    await visit(lead, `${dashboard.origin}/ui/approvals`);
     await lead.locator("#no-approvals").waitFor({ timeout: 10_000 });
     expect(await lead.content()).not.toContain("lead-own");
     expect(await lead.content()).not.toContain("bot-call");
@@ -202,7 +215,7 @@ describe("serve --http --dashboard", () => {
     // A call of ci, which lead approves: lead sees it and answers it.
     const ci = await httpClient(served.url, CI);
     const ciCall = ci.client.callTool({ name: "m__deploy", arguments: { target: "ci-call" } });
-    await lead.goto(`${dashboard.origin}/ui/approvals`);
+    await visit(lead, `${dashboard.origin}/ui/approvals`);
     const forLead = lead.locator("section.approval", { hasText: "ci-call" });
     await forLead.waitFor({ timeout: 10_000 });
     await forLead.getByRole("button", { name: "Approve" }).click();
@@ -262,7 +275,7 @@ describe("serve --http --dashboard", () => {
         })
         .catch(() => null),
     );
-    await page.goto(`${dashboard.origin}/ui/approvals`);
+    await visit(page, `${dashboard.origin}/ui/approvals`);
     const waiting = page.locator('section.approval[data-tool="deploy"]');
     await until(() => waiting.count().then((n) => n === 32), 20_000);
     const refusedOne = (await Promise.race(flood.map((f) => f.then((r) => r))))!;

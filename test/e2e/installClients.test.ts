@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { configDir, mcpJson } from "./configDirHelpers.js";
-import { CLI, NODE, ROOT, tempDir } from "./helpers.js";
+import { CLI, NODE, readAudit, ROOT, tempDir } from "./helpers.js";
 import { claude, CLAUDE_CODE, INSPECTOR, installedBin } from "./realClients.js";
 import { serveHttp } from "./serveHelpers.js";
 
@@ -65,12 +65,15 @@ describe("toolgate install claude-code, checked by Claude Code itself", () => {
     expect(readFileSync(join(policies, "notes@proj.yaml"), "utf8")).toContain("tool_pins:");
 
     const list = claude(bin, home, ["mcp", "list"], project);
-    expect(list.stdout).toMatch(/memory: \S+ \S+ wrap --policy \S+memory\.yaml -- node \S+ - ✔ Connected/);
+    expect(list.stdout).toMatch(
+      /memory: \S+ \S+ wrap --policy \S+memory\.yaml --audit-log \S+\/audit\/claude-code\/memory\.jsonl -- node \S+ - ✔ Connected/,
+    );
     expect(list.stdout).toMatch(/notes: .* - ✔ Connected/);
     const get = claude(bin, home, ["mcp", "get", "memory"], project);
     expect(get.stdout).toContain("Status: ✔ Connected");
     expect(get.stdout).toContain(`Command: ${NODE}`);
-  });
+    // The dry run and the install each start both servers, then Claude Code starts them twice more.
+  }, 120_000);
 
   it("shows toolgate's own diagnostic in Claude Code when the policy is broken", () => {
     const policy = join(home, ".config/toolgate/policies/claude-code/memory.yaml");
@@ -124,12 +127,35 @@ describe("Claude Code against toolgate serve --http", () => {
         );
       expect(add("bare", []).status).toBe(0);
       expect(add("keyed", ["--header", `Authorization: Bearer ${token}`]).status).toBe(0);
+      // The README's own line, as a person pastes it (only the port is this test's).
+      const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+      const line = /^claude mcp add --transport http toolgate .*$/m.exec(readme)![0];
+      const pasted = spawnSync(
+        "sh",
+        ["-c", line.replace("claude ", '"$CLAUDE" ').replace("http://127.0.0.1:8931/mcp", served.url)],
+        {
+          cwd: home,
+          encoding: "utf8",
+          timeout: 90_000,
+          env: {
+            PATH: process.env.PATH ?? "/usr/bin:/bin",
+            HOME: home,
+            DISABLE_TELEMETRY: "1",
+            DISABLE_AUTOUPDATER: "1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+            CLAUDE: bin,
+            TOOLGATE_TOKEN: token,
+          },
+        },
+      );
+      expect(pasted.status, pasted.stderr).toBe(0);
       const list = claude(bin, home, ["mcp", "list"], home);
       expect(list.stdout).toContain("bare: ");
       expect(list.stdout).toMatch(
         /bare: .* - ✘ Failed to connect — .*static bearer tokens, not OAuth: send the header/,
       );
       expect(list.stdout).toMatch(/keyed: .* - ✔ Connected/);
+      expect(list.stdout).toMatch(/toolgate: .* - ✔ Connected/);
     } finally {
       await served.stop();
     }
@@ -176,5 +202,10 @@ describe("the MCP Inspector CLI through an installed Claude Desktop entry", () =
     expect(names).toContain("create_entities");
     const called = inspector(["--method", "tools/call", "--tool-name", "read_graph"]);
     expect(called.result.isError).not.toBe(true);
+    // The installed entry logs its decisions where install said, without anyone asking for it.
+    const log = join(home, ".config/toolgate/audit/claude-desktop/memory.jsonl");
+    expect(entry.args).toContain(log);
+    const calls = readAudit(log).filter((e) => e.event === "tools/call");
+    expect(calls.map((e) => `${String(e.tool)}:${String(e.decision)}`)).toEqual(["read_graph:allow"]);
   });
 });

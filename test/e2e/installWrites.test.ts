@@ -222,6 +222,9 @@ describe("toolgate install on a client file that is a symbolic link", () => {
         );
         expect(run.stderr).not.toContain("starter policy");
         expect(readFileSync(join(store, "mcp.json"), "utf8")).toBe(CONFIG);
+        // The dry run checks the same and fails the same way: it predicts the install.
+        const dry = toolgate(home, ["install", "cursor", "--config", join(home, "mcp.json"), "--dry-run"]);
+        expect([dry.status, dry.stderr]).toEqual([2, run.stderr]);
       } finally {
         chmodSync(store, 0o755);
       }

@@ -142,7 +142,7 @@ describe("hostile client frames", () => {
     );
   });
 
-  it("forwards the checked object re-serialized, not the original bytes", async () => {
+  it("forwards the checked object re-serialized, not the original bytes, each number as written", async () => {
     wrapper = new RawWrapper(wrapCommand([], [NODE, join(FIXTURES, "hostileServer.mjs")]));
     const w = wrapper;
     await w.initialize();
@@ -151,7 +151,7 @@ describe("hostile client frames", () => {
     );
     const seen = ((await w.response(26)).result as { content: Array<{ text: string }> }).content[0]!.text;
     expect(seen).toBe(
-      '{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":"raw","arguments":{"k":100}}}',
+      '{"jsonrpc":"2.0","id":26,"method":"tools/call","params":{"name":"raw","arguments":{"k":1E2}}}',
     );
   });
 });

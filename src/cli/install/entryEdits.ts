@@ -31,15 +31,25 @@ export interface ToolgateLauncher {
   script: string;
 }
 
-/** The entry's command line run through `toolgate wrap` with its policy. */
+/** The entry's command line run through `toolgate wrap` with its policy, logging each decision. */
 export function wrappedCommandLine(
   launcher: ToolgateLauncher,
-  policyFile: string,
+  files: { policy: string; auditLog: string },
   original: CommandLine,
 ): CommandLine {
   return {
     command: launcher.node,
-    args: [launcher.script, "wrap", "--policy", policyFile, "--", original.command, ...(original.args ?? [])],
+    args: [
+      launcher.script,
+      "wrap",
+      "--policy",
+      files.policy,
+      "--audit-log",
+      files.auditLog,
+      "--",
+      original.command,
+      ...(original.args ?? []),
+    ],
   };
 }
 

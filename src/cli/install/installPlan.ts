@@ -6,14 +6,21 @@ import { wrappedCommandLine, type CommandLine, type ToolgateLauncher } from "./e
 import type { ServerEntry } from "./serverEntries.js";
 
 /**
- * What `toolgate install` will do with each entry of one file: for an entry to wrap, its policy file
- * (one per entry, under the toolgate directory) and its new command line. Pure.
+ * What `toolgate install` will do with each entry of one file: for an entry to wrap, its policy file and
+ * its audit log (one each per entry, under the toolgate directory) and its new command line. Pure.
  */
 export interface PlannedWrap {
   entry: ServerEntry;
   original: CommandLine;
   wrapped: CommandLine;
   policy: string;
+  auditLog: string;
+}
+
+/** Where one client's policies and audit logs go: `<toolgate dir>/policies/<client>`, `…/audit/<client>`. */
+export interface PlanDirs {
+  policies: string;
+  audit: string;
 }
 
 export function commandLineOf(entry: ServerEntry): CommandLine {
@@ -30,12 +37,13 @@ export function sameCommandLine(a: CommandLine, b: CommandLine): boolean {
 
 /**
  * One policy file per entry: `<dir>/<server>.yaml`, or `<server>@<project>.yaml` for a Claude Code
- * project's own entry; a name two entries would share gets `-2`, `-3`, ….
+ * project's own entry; a name two entries would share gets `-2`, `-3`, …. The audit log has the same
+ * name with `.jsonl`, so a policy and the log of the decisions it made are found by one name.
  */
 export function planWraps(
   entries: readonly ServerEntry[],
   launcher: ToolgateLauncher,
-  policyDir: string,
+  dirs: PlanDirs,
 ): PlannedWrap[] {
   const taken = new Set<string>();
   return entries
@@ -43,12 +51,19 @@ export function planWraps(
     .map((entry) => {
       const project = entry.path[0] === "projects" ? lastSegment(entry.path[1] ?? "") : "";
       const stem = safeName(project === "" ? entry.name : `${entry.name}@${project}`);
-      let name = `${stem}.yaml`;
-      for (let n = 2; taken.has(name); n++) name = `${stem}-${n}.yaml`;
+      let name = stem;
+      for (let n = 2; taken.has(name); n++) name = `${stem}-${n}`;
       taken.add(name);
-      const policy = join(policyDir, name);
+      const policy = join(dirs.policies, `${name}.yaml`);
+      const auditLog = join(dirs.audit, `${name}.jsonl`);
       const original = commandLineOf(entry);
-      return { entry, original, wrapped: wrappedCommandLine(launcher, policy, original), policy };
+      return {
+        entry,
+        original,
+        wrapped: wrappedCommandLine(launcher, { policy, auditLog }, original),
+        policy,
+        auditLog,
+      };
     });
 }
 

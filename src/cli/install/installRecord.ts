@@ -34,6 +34,8 @@ export interface RecordedEntry {
   original: CommandLine;
   wrapped: CommandLine;
   policy: string;
+  /** Where the wrapped entry logs its decisions; absent in records of installs before audit logs. */
+  auditLog?: string;
 }
 
 export function recordPaths(

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { describeError, errorText, printError } from "../errorReport.js";
 import { writeAtomically } from "./atomicWrite.js";
 import { CLIENTS, type ClientId } from "./clients.js";
@@ -19,8 +20,9 @@ import { findServerEntries } from "./serverEntries.js";
  * `toolgate uninstall <client>`: the file's original bytes when nothing but install has changed it since;
  * otherwise each wrapped entry's command line put back where it still is as install left it. An entry
  * changed since (by a person or the host) is not touched, and said; its record is kept for another try.
- * Policies stay where they are (they may have been reviewed). A file reached through a symbolic link is
- * restored where the link points, as install edited it there. Exit 0, 1 (something not restored), 2.
+ * Policies stay where they are (they may have been reviewed), and so do audit logs (the evidence of what
+ * was done). A file reached through a symbolic link is restored where the link points, as install edited
+ * it there. Exit 0, 1 (something not restored), 2.
  */
 export function runUninstall(client: ClientId, target: ConfigTarget, toolgateDir: string): number {
   const { file } = target;
@@ -118,10 +120,17 @@ function write(file: string, text: string): void {
   }
 }
 
+/** The policies (they may have been reviewed) and the audit logs (a record of what was done) stay. */
 function sayPolicies(entries: readonly RecordedEntry[], title: string): void {
   const files = [...new Set(entries.map((e) => e.policy))];
   if (files.length > 0)
     say(`the policies stay (${files.join(", ")}); restart ${title} to use the servers directly`);
+  const logs = [...new Set(entries.flatMap((e) => (e.auditLog === undefined ? [] : [e.auditLog])))];
+  const kept = logs.filter((log) => existsSync(log));
+  if (kept.length > 0)
+    say(
+      `the audit logs stay, as the record of what the servers were asked (${kept.join(", ")}); remove them yourself when they are no longer needed`,
+    );
 }
 
 function say(text: string): void {

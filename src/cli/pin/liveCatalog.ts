@@ -21,7 +21,8 @@ import { fetchCatalogPages } from "../../session/catalogPages.js";
  * picked out of those texts by request id.
  */
 
-export type CatalogTarget = RecordingTarget & { name: string };
+/** A server to read: how to reach it, its name, and its own start-up limit (`startup_timeout`), if any. */
+export type CatalogTarget = RecordingTarget & { name: string; startupTimeoutMs?: number };
 
 export interface LiveCatalog {
   serverInfo: Implementation;
@@ -40,15 +41,17 @@ const STDERR_KEEP = 4000;
  * default environment plus its `env`, its `cwd` relative to the configuration directory.
  */
 export function targetFromConfig(server: McpServerConfig, baseDir: string): CatalogTarget {
+  const own = server.startupTimeoutMs === undefined ? {} : { startupTimeoutMs: server.startupTimeoutMs };
   if (server.transport !== "stdio") {
     return {
       transport: server.transport,
       name: server.name,
       url: server.url,
       headers: { ...server.headers },
+      ...own,
     };
   }
-  return { transport: "stdio", name: server.name, ...stdioLaunch(server, baseDir) };
+  return { transport: "stdio", name: server.name, ...stdioLaunch(server, baseDir), ...own };
 }
 
 /**
@@ -56,22 +59,37 @@ export function targetFromConfig(server: McpServerConfig, baseDir: string): Cata
  * stderr) when the server cannot be reached, `E_UPSTREAM_TOOLS` when it cannot list its tools, and
  * `E_TOOLS_LIST` when its answer is not strict JSON or names a tool twice.
  */
-export async function readLiveCatalog(target: CatalogTarget, timeoutMs: number): Promise<LiveCatalog> {
+export async function readLiveCatalog(
+  target: CatalogTarget,
+  timeoutMs: number,
+  /** The command's `--startup-timeout` (the target's own `startup_timeout` wins); default: `timeoutMs`. */
+  startupTimeoutMs: number = timeoutMs,
+): Promise<LiveCatalog> {
+  const startupMs = target.startupTimeoutMs ?? startupTimeoutMs;
   let stderr = "";
   const { transport, texts } = recordingTransport(
     target,
     (text) => (stderr = (stderr + text).slice(-STDERR_KEEP)),
   );
-  const client = upstreamClient({ name: "toolgate-pin", version: "0.1.0" }, {}, timeoutMs);
+  const client = upstreamClient({ name: "toolgate-pin", version: "0.1.0" }, {}, startupMs);
   const where = `'${target.name}' (${target.transport}: ${describeTarget(target)})`;
   const withStderr = (reason: string): string =>
     stderr.trim() === "" ? reason : `${reason}; the server's stderr said:\n${stderr.trim()}`;
 
   try {
-    await client.connect(transport, { timeout: timeoutMs, maxTotalTimeout: timeoutMs });
+    await client.connect(transport, { timeout: startupMs, maxTotalTimeout: startupMs });
   } catch (error) {
     await client.close().catch(() => {});
     await new Promise((r) => setTimeout(r, 50));
+    if (/timed out/i.test(reasonOf(error))) {
+      throw new ToolgateError(
+        "E_UPSTREAM_START",
+        withStderr(
+          `MCP server ${where} did not answer within ${Math.round(startupMs / 100) / 10} s (startup_timeout)`,
+        ),
+        `if it is only slow, give it longer: --startup-timeout <seconds> (or "startup_timeout" in its mcp.json entry)`,
+      );
+    }
     throw new ToolgateError(
       "E_UPSTREAM_CONNECT",
       `cannot connect to MCP server ${where}: ${withStderr(reasonOf(error))}`,

@@ -1,17 +1,28 @@
-import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../../upstream/upstream.js";
+import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../../upstream/upstream.js";
 import { readLiveCatalog, type CatalogTarget } from "../pin/liveCatalog.js";
 import { defaultServerId } from "../pin/liveTarget.js";
 import { pinCatalog } from "../pin/pinBlock.js";
+import { serverRoots } from "./serverRoots.js";
 import { starterPolicyYaml } from "./starterPolicy.js";
 
 /**
  * The starter policy text for a live server: its catalog read once, pinned under the server id wrap will
- * match (the given one, else the server's own name), rendered by starterPolicy.ts. Throws what
+ * match (the given one, else the server's own name), its path arguments scoped to the directories its
+ * command names (serverRoots.ts), rendered by starterPolicy.ts. Throws what
  * readLiveCatalog throws when the server cannot be reached or read. Shared by `policy init` and `install`.
  */
-export async function starterPolicyFromServer(target: CatalogTarget, serverId?: string): Promise<string> {
-  const catalog = await readLiveCatalog(target, DEFAULT_UPSTREAM_TIMEOUT_MS);
+export async function starterPolicyFromServer(
+  target: CatalogTarget,
+  serverId?: string,
+  startupTimeoutMs: number = DEFAULT_STARTUP_TIMEOUT_MS,
+): Promise<string> {
+  const catalog = await readLiveCatalog(target, DEFAULT_UPSTREAM_TIMEOUT_MS, startupTimeoutMs);
   const pins = pinCatalog(catalog.tools, catalog.rawSchemas, serverId ?? defaultServerId(catalog, target));
   const named = `${catalog.serverInfo.name} ${catalog.serverInfo.version}`.trim();
-  return starterPolicyYaml({ server: named === "" ? target.name : named, tools: catalog.tools, pins });
+  return starterPolicyYaml({
+    server: named === "" ? target.name : named,
+    tools: catalog.tools,
+    pins,
+    roots: serverRoots(target),
+  });
 }

@@ -16,6 +16,11 @@ interface McpServerBase {
   allowedToolsAt: SourceRef | null;
   /** toolgate's `"share"` (absent: `principal`). */
   share?: McpShare;
+  /**
+   * toolgate's `"startup_timeout"` (seconds in the file): how long the server may take to answer its first
+   * request; absent: `--startup-timeout` (default 60 s).
+   */
+  startupTimeoutMs?: number;
 }
 
 export interface StdioServerConfig extends McpServerBase {

@@ -2,7 +2,7 @@ import type { Ajv } from "ajv";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import { compareDecimals, decimalOf, isIntegral, isMultipleOf, type Decimal } from "../json/decimal.js";
 import { isJsonNumeric, JsonNumber, literalOf, writeJson } from "../json/jsonNumber.js";
-import type { SchemaObject } from "./schemaWalk.js";
+import { SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_SINGLES, type SchemaObject } from "./schemaWalk.js";
 
 /**
  * Schema keywords that compare numbers, made exact. Ajv compares doubles, so `maximum: 9007199254740993`
@@ -32,24 +32,6 @@ const INTEGER_FORMATS: Record<string, [string, string]> = {
   int32: ["-2147483648", "2147483647"],
   int64: ["-9223372036854775808", "9223372036854775807"],
 };
-
-/** Where JSON Schema puts subschemas (as schemaWalk.ts reads them). */
-const MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"];
-const LISTS = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
-const SINGLES = [
-  "items",
-  "additionalItems",
-  "additionalProperties",
-  "unevaluatedProperties",
-  "unevaluatedItems",
-  "contains",
-  "propertyNames",
-  "not",
-  "if",
-  "then",
-  "else",
-  "contentSchema",
-];
 
 /** True when the value holds a JsonNumber anywhere. */
 export function holdsJsonNumber(value: unknown): boolean {
@@ -92,19 +74,19 @@ export function exactSchema(schema: unknown, every: boolean): unknown {
     } else if (every && keyword === "format" && typeof value === "string" && value in INTEGER_FORMATS) {
       define(out, PREFIX + keyword, value);
       continue;
-    } else if (MAPS.includes(keyword) && isPlainObject(value)) {
+    } else if (SUBSCHEMA_MAPS.includes(keyword) && isPlainObject(value)) {
       const map: SchemaObject = {};
       for (const [name, sub] of Object.entries(value)) define(map, name, exactSchema(sub, every));
       define(out, keyword, map);
       continue;
-    } else if (LISTS.includes(keyword) && Array.isArray(value)) {
+    } else if (SUBSCHEMA_LISTS.includes(keyword) && Array.isArray(value)) {
       define(
         out,
         keyword,
         value.map((sub) => exactSchema(sub, every)),
       );
       continue;
-    } else if (SINGLES.includes(keyword)) {
+    } else if (SUBSCHEMA_SINGLES.includes(keyword)) {
       define(out, keyword, exactSchema(value, every));
       continue;
     }

@@ -5,7 +5,7 @@ export type SchemaObject = Record<string, unknown>;
 
 // Where JSON Schema (draft-07 and 2020-12) puts subschemas. Everything else (`const`, `enum`, `default`,
 // `examples`, …) is data, so a `$ref` member inside it is not a reference.
-const SUBSCHEMA_MAPS = [
+export const SUBSCHEMA_MAPS = [
   "properties",
   "patternProperties",
   "$defs",
@@ -13,8 +13,8 @@ const SUBSCHEMA_MAPS = [
   "dependentSchemas",
   "dependencies",
 ];
-const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
-const SUBSCHEMA_SINGLES = [
+export const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems", "items"];
+export const SUBSCHEMA_SINGLES = [
   "items",
   "additionalItems",
   "additionalProperties",

@@ -164,3 +164,17 @@ describe("mcp.json as clients write it", () => {
     expect(r.diagnostics[0]!.message).not.toMatch(/YAML|flow|collection|implicit/i);
   });
 });
+
+describe("startup_timeout", () => {
+  it("is read as seconds; anything but a number above 0 (and at most a day) is an error naming the field", () => {
+    const ok = parseMcpJson("mcp.json", '{"mcpServers":{"a":{"command":"x","startup_timeout":2.5}}}');
+    expect(ok.diagnostics).toEqual([]);
+    expect(ok.mcp.servers[0]!.startupTimeoutMs).toBe(2500);
+    for (const bad of ['"60"', "0", "-1", "100000", "null"]) {
+      const r = parseMcpJson("mcp.json", `{"mcpServers":{"a":{"command":"x","startup_timeout":${bad}}}}`);
+      expect(r.diagnostics.map((d) => d.message).join("\n")).toContain(
+        "\"startup_timeout\" of server 'a' must be",
+      );
+    }
+  });
+});

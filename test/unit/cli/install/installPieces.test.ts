@@ -82,10 +82,14 @@ describe("rewriting entries", () => {
   it("replaces only command and args, keeping one-line values on one line and everything else byte for byte", () => {
     const text =
       '{\n  // c\n  "mcpServers": { "a": { "command": "x", "args": ["1"], "env": {} /* e */ } }\n}\n';
-    const to = wrappedCommandLine(LAUNCHER, "/p/a.yaml", { command: "x", args: ["1"] });
+    const to = wrappedCommandLine(
+      LAUNCHER,
+      { policy: "/p/a.yaml", auditLog: "/l/a.jsonl" },
+      { command: "x", args: ["1"] },
+    );
     const out = applyChanges(text, [{ path: ["mcpServers", "a"], to }]);
     expect(out).toBe(
-      '{\n  // c\n  "mcpServers": { "a": { "command": "/opt/node/bin/node", "args": ["/opt/toolgate/bin/toolgate.js", "wrap", "--policy", "/p/a.yaml", "--", "x", "1"], "env": {} /* e */ } }\n}\n',
+      '{\n  // c\n  "mcpServers": { "a": { "command": "/opt/node/bin/node", "args": ["/opt/toolgate/bin/toolgate.js", "wrap", "--policy", "/p/a.yaml", "--audit-log", "/l/a.jsonl", "--", "x", "1"], "env": {} /* e */ } }\n}\n',
     );
     expect(applyChanges(out, [{ path: ["mcpServers", "a"], to: { command: "x", args: ["1"] } }])).toBe(text);
   });
@@ -99,16 +103,29 @@ describe("rewriting entries", () => {
     expect(applyChanges(out, [{ path: ["mcpServers", "a"], to: { command: "x" } }])).toBe(text);
   });
 
-  it("gives each entry its own policy file, a project's entry named after its project", () => {
+  it("gives each entry its own policy file and audit log, a project's entry named after its project", () => {
     const found = entries(
       JSON.stringify({
-        mcpServers: { "my server": { command: "x" } },
+        mcpServers: { "my server": { command: "x" }, "my/server": { command: "z" } },
         projects: { "/w/app": { mcpServers: { "my server": { command: "y" } } } },
       }),
     );
-    expect(planWraps(found, LAUNCHER, "/pol").map((p) => p.policy)).toEqual([
+    const plans = planWraps(found, LAUNCHER, { policies: "/pol", audit: "/log" });
+    expect(plans.map((p) => [p.policy, p.auditLog])).toEqual([
+      ["/pol/my_server.yaml", "/log/my_server.jsonl"],
+      ["/pol/my_server-2.yaml", "/log/my_server-2.jsonl"],
+      ["/pol/my_server@app.yaml", "/log/my_server@app.jsonl"],
+    ]);
+    // The command line names both, before the server's own command line.
+    expect(plans[0]!.wrapped.args).toEqual([
+      "/opt/toolgate/bin/toolgate.js",
+      "wrap",
+      "--policy",
       "/pol/my_server.yaml",
-      "/pol/my_server@app.yaml",
+      "--audit-log",
+      "/log/my_server.jsonl",
+      "--",
+      "x",
     ]);
   });
 });
