@@ -59,3 +59,6 @@ export type { AuditSink } from "./audit/sink.js";
 export type { AuditEvent } from "./audit/events.js";
 export { JsonlFileSink } from "./audit/jsonlFileSink.js";
 export { verifyChain } from "./audit/verifyChain.js";
+export { brokenContext, Gateway, type ClientContext, type GatewaySettings } from "./serve/gateway.js";
+export { runCall, type CallPort, type CallRequest, type CallTarget } from "./session/runCall.js";
+export { localPrincipal, type Principal } from "./engine/model/principal.js";

@@ -11,7 +11,7 @@ import { requestStateCodec } from "./requestStateKey.js";
 import { StderrRecord, tellHost } from "./hostNotice.js";
 import { DEFAULT_LIST_WAIT_MS, GatewaySession } from "../serve/gatewaySession.js";
 import type { ServeMode } from "../serve/serveMode.js";
-import { buildSessionContext } from "../serve/sessionContext.js";
+import { brokenContext, Gateway } from "../serve/gateway.js";
 import { MIN_TOKEN_LENGTH } from "../config/tokensFile.js";
 import { localPrincipal } from "../engine/model/principal.js";
 import { loadServePrincipals } from "./servePrincipals.js";
@@ -260,12 +260,13 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   }
   // Every context must work before anything starts: configuration mistakes are start-up errors.
   const probe = localPrincipal("probe");
-  for (const c of [...clients, ...oauthPrincipals.filter((p) => p.rights.mcp).map((p) => p.context(probe))]) {
-    const built = buildSessionContext(c.config, c.selection, policy, c.client);
-    if (!built.ok) {
-      for (const d of built.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
-      return fail(`cannot serve ${c.client} (see above)`);
-    }
+  const broken = brokenContext(
+    [...clients, ...oauthPrincipals.filter((p) => p.rights.mcp).map((p) => p.context(probe))],
+    policy,
+  );
+  if (broken !== null) {
+    for (const d of broken.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+    return fail(`cannot serve ${broken.client} (see above)`);
   }
 
   let audit: AuditSink | null = null;
@@ -312,38 +313,30 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   // client is spent for all, across the replicas with Redis.
   const approvals = { keys, claims: state };
 
-  const upstreams = new UpstreamPool(log);
-  const newSession = (c: ClientContext, sessionId: string, persistent = false): GatewaySession => {
-    const built = buildSessionContext(c.config, c.selection, policy, c.client);
-    if (!built.ok) throw new Error(built.diagnostics.map(formatDiagnostic).join("; "));
-    return new GatewaySession({
-      mode: flags.mode,
-      context: built.context,
-      sessionId,
-      audit,
-      connect: connectUpstream,
-      baseDir: loaded.dir,
-      upstreamTimeoutMs: DEFAULT_UPSTREAM_TIMEOUT_MS,
-      startupTimeoutMs: flags.startupTimeout * 1000,
-      listWaitMs: flags.listWait,
-      requestTimeoutMs: flags.requestTimeout,
-      backoff: DEFAULT_BACKOFF,
-      approvalTimeoutMs: flags.approvalTimeout * 1000,
-      dryRun: flags.dryRun === true,
-      verbose: flags.verbose === true,
-      maxFrameBytes: flags.maxFrameBytes,
-      approvals,
-      requestStates,
-      // Limits count per principal, across its sessions and the replicas; its sessions share one
-      // connection to each server (unless mcp.json's "share" says otherwise).
-      principal: c.principal,
-      counter: { count: (isToolCall) => state.count(c.principal.key, isToolCall) },
-      upstreams,
-      ...(ui === null ? {} : { desk: ui.desk }),
-      persistent,
-      log,
-    });
-  };
+  const gateway = new Gateway({
+    policy,
+    mode: flags.mode,
+    audit,
+    connect: connectUpstream,
+    baseDir: loaded.dir,
+    upstreamTimeoutMs: DEFAULT_UPSTREAM_TIMEOUT_MS,
+    startupTimeoutMs: flags.startupTimeout * 1000,
+    listWaitMs: flags.listWait,
+    requestTimeoutMs: flags.requestTimeout,
+    backoff: DEFAULT_BACKOFF,
+    approvalTimeoutMs: flags.approvalTimeout * 1000,
+    dryRun: flags.dryRun === true,
+    verbose: flags.verbose === true,
+    maxFrameBytes: flags.maxFrameBytes,
+    approvals,
+    requestStates,
+    count: (principal, isToolCall) => state.count(principal, isToolCall),
+    upstreams: new UpstreamPool(log),
+    ...(ui === null ? {} : { desk: ui.desk }),
+    log,
+  });
+  const newSession = (c: ClientContext, sessionId: string, persistent = false): GatewaySession =>
+    gateway.session(c, sessionId, persistent);
 
   if (flags.dryRun === true)
     log("dry run: every call and list is decided and recorded, and forwarded anyway");

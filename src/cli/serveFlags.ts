@@ -1,5 +1,3 @@
-import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
-import type { Principal } from "../engine/model/principal.js";
 import type { ServeMode } from "../serve/serveMode.js";
 import type { ContextFlags } from "./contextOptions.js";
 
@@ -43,14 +41,4 @@ export function fail(message: string): number {
   return EXIT_BAD_INPUT;
 }
 
-/** One MCP client's context: who it is (its principal), the entry's name, and the context the entry gives. */
-export interface ClientContext {
-  /** The tokens-file entry's name (`token` for --token, `stdio`): the audit log's `client`. */
-  client: string;
-  /** Who it is: limits, sessions, shared servers, request states, approvals and the audit log key on it. */
-  principal: Principal;
-  selection: ContextSelection;
-  config: ConfigDir;
-  /** Static tokens: SHA-256 of the token. */
-  digest?: Buffer;
-}
+export type { ClientContext } from "../serve/gateway.js";

@@ -32,3 +32,40 @@ describe("library surface", () => {
     });
   });
 });
+
+describe("a gateway from a configuration", () => {
+  it("names the client whose context does not build, and gives sessions keyed on each client's principal", async () => {
+    const { mkdtempSync, writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const dir = mkdtempSync(join(tmpdir(), "tg-gateway-"));
+    writeFileSync(join(dir, "mcp.json"), JSON.stringify({ mcpServers: { m: { command: "true" } } }));
+    writeFileSync(join(dir, "config.yaml"), "enabled_mcp_servers: all\n");
+    const loaded = toolgate.loadConfigDir(dir, { skills: [] });
+    expect(loaded.config).not.toBeNull();
+    const config = loaded.config!;
+    const principal = toolgate.localPrincipal("ci");
+    const good: toolgate.ClientContext = { client: "ci", principal, selection: { skills: [] }, config };
+    const bad: toolgate.ClientContext = {
+      ...good,
+      client: "ops",
+      selection: { session: "nope", skills: [] },
+    };
+    expect(toolgate.brokenContext([good], null)).toBeNull();
+    expect(toolgate.brokenContext([good, bad], null)?.client).toBe("ops");
+    const gateway = new toolgate.Gateway({
+      policy: null,
+      mode: "direct",
+      audit: null,
+      connect: toolgate.connectUpstream,
+      upstreamTimeoutMs: 1000,
+      requestTimeoutMs: 1000,
+      backoff: { initialMs: 100, maxMs: 100, stableMs: 100 },
+      count: () => ({ requests: 0, toolCalls: 0 }),
+      log: () => undefined,
+    });
+    const session = gateway.session(good, "s1");
+    expect(session.principal.key).toBe(principal.key);
+    await session.close();
+  });
+});
