@@ -125,7 +125,12 @@ export class RedisState implements SharedState {
       return await operation();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (this.redis.status !== "ready") this.wentDown(message);
+      // A reply error is the store refusing this one command. Any other failure is the connection's, even
+      // while the client still says "ready": a socket the server has just closed refuses writes ("Stream
+      // isn't writeable") before the client notices it is gone.
+      if (this.redis.status !== "ready" || !(error instanceof Error && error.name === "ReplyError")) {
+        this.wentDown(message);
+      }
       throw new StateUnavailable(`state ${this.where} could not be used (${message})`);
     }
   }
