@@ -8,5 +8,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     maxWorkers: 2,
+    // Under a full run servers start slowly; a first tools/list waits for them (test/e2e/slowServers.test.ts
+    // sets --list-wait itself to test the announcement of late servers).
+    env: { TOOLGATE_LIST_WAIT: "60000" },
   },
 });

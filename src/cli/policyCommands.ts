@@ -7,6 +7,7 @@ import { parseStrictJson } from "../engine/json/strictJson.js";
 import { compilePolicy, type CompiledPolicy } from "../engine/policy/compile.js";
 import { findApprovalArtifact, IN_ARGUMENTS_PROBLEM, stripApproval } from "../engine/controls/approval.js";
 import { parseRfc3339 } from "../engine/controls/rfc3339.js";
+import { localRealpath } from "../upstream/localRealpath.js";
 import { decideCall, type CallArguments } from "../engine/policy/decide.js";
 import type { CallContext } from "../engine/model/decision.js";
 import { lintPolicy } from "../config/policyLint.js";
@@ -151,7 +152,8 @@ function checkContext(
   opts: CheckOptions,
   parsedArgs: unknown,
 ): { args: CallArguments; context: CallContext } {
-  const context: CallContext = { canElicit: opts.canElicit === true };
+  // A `realpath: true` scope resolves links on this machine, as wrap does for the server it starts here.
+  const context: CallContext = { canElicit: opts.canElicit === true, realpath: localRealpath() };
   try {
     context.approvalKeys = loadApprovalKeys({ keyFiles: opts.approvalKey, env: process.env });
   } catch (error) {

@@ -24,7 +24,7 @@ export function registerPolicyInit(policy: Command): void {
   const init_ = policy.command("init");
   addStartupTimeoutOption(init_)
     .description(
-      "write a starter policy from an MCP server's live catalog: read-only tools allowed, the others under approval_required, a tightened schema and a pin per tool",
+      "write a starter policy from an MCP server's live catalog: read-only tools allowed, the others under approval_required, paths scoped to the directories its command names, its own schema closed and a pin per tool",
     )
     .option("--config-dir <dir>", CONFIG_DIR_HELP)
     .option("--server <name>", "the mcp.json server of the configuration directory to read")

@@ -10,6 +10,8 @@ import { printDiagnostics } from "./contextOptions.js";
 import { describeError, errorText, printError } from "./errorReport.js";
 import { callsOf, type LogRecord } from "./policy/suggest/calls.js";
 import { judgeNames, type PolicyJudgement } from "./policy/suggest/judge.js";
+import { narrowPolicy, type Narrowed } from "./policy/suggest/narrow.js";
+import { narrowedPolicyYaml } from "./policy/suggest/narrowedYaml.js";
 import { suggestedPolicyYaml } from "./policy/suggest/policyYaml.js";
 import { suggestReport } from "./policy/suggest/report.js";
 import { chooseServer, suggestFrom } from "./policy/suggest/tally.js";
@@ -32,7 +34,9 @@ interface SuggestFlags {
 /**
  * `toolgate policy suggest --from-audit FILE`: after a `--dry-run`, an allowlist of exactly the tools that
  * were called, from the audit log (its chain verified first), with a report of what the policy in force
- * refused on stderr. See docs/audit.md.
+ * refused on stderr. With `--policy CURRENT`, CURRENT itself narrowed to those tools, everything else of it
+ * kept (approvals, schemas, scope, redaction, pins, enforcement), and every entry removed said. See
+ * docs/audit.md.
  */
 export function registerPolicySuggest(policy: Command): void {
   policy
@@ -46,7 +50,7 @@ export function registerPolicySuggest(policy: Command): void {
     )
     .option(
       "--policy <file>",
-      "the current policy: report which called tools it refuses by name, and what it allows that nobody called",
+      "the current policy: suggest it narrowed to the tools called (its approvals, schemas, scope, redaction, pins and enforcement kept), and report what it refuses by name and what it allows that nobody called",
     )
     .option(
       "--server <name>",
@@ -86,15 +90,27 @@ function suggest(flags: SuggestFlags): number {
   }
 
   const suggestion = suggestFrom(read.calls, choice.server);
-  const judged: { file: string; judgement: PolicyJudgement } | undefined =
-    current === undefined
-      ? undefined
-      : { file: current.file, judgement: judgeNames(current.compiled, suggestion) };
-  const text = suggestedPolicyYaml(suggestion, log.source);
+  let text: string;
+  let judged: { file: string; judgement: PolicyJudgement; narrowed: Narrowed } | undefined;
+  if (current === undefined) {
+    text = suggestedPolicyYaml(suggestion, log.source);
+  } else {
+    // With the policy in force: that policy, narrowed to the tools called, never weakened (narrow.ts).
+    const judgement = judgeNames(current.compiled, suggestion);
+    const narrowed = narrowPolicy(current.compiled.policy, suggestion, judgement);
+    judged = { file: current.file, judgement, narrowed };
+    try {
+      text = narrowedPolicyYaml(suggestion, log.source, current.file, narrowed);
+    } catch (error) {
+      printError(describeError(error));
+      return EXIT_BAD_INPUT;
+    }
+  }
   process.stderr.write(suggestReport(suggestion, log.source, judged));
   if (!deliverPolicy(text, flags.output, "a suggested policy")) return EXIT_BAD_INPUT;
   // An empty allowlist is a valid policy (it allows nothing), but almost never what a dry run was for.
-  return suggestion.allow.length === 0 ? EXIT_REFUSED : EXIT_OK;
+  const allowed = judged === undefined ? suggestion.allow.length : judged.narrowed.allow.length;
+  return allowed === 0 ? EXIT_REFUSED : EXIT_OK;
 }
 
 type LogRead =

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { InvalidArgumentError, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
 import { closeAuditSink, type AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
@@ -104,11 +104,15 @@ export function registerServeCommand(program: Command): void {
       integer(1, "seconds"),
       1800,
     )
-    .option(
-      "--list-wait <ms>",
-      "how long a tools/list waits for servers still starting; the others are announced (tools/list_changed) once up",
-      integer(0, "milliseconds"),
-      DEFAULT_LIST_WAIT_MS,
+    .addOption(
+      // From the environment too: a loaded machine (a CI runner) may want every first listing complete.
+      new Option(
+        "--list-wait <ms>",
+        "how long a tools/list waits for servers still starting; the others are announced (tools/list_changed) once up",
+      )
+        .argParser(integer(0, "milliseconds"))
+        .default(DEFAULT_LIST_WAIT_MS)
+        .env("TOOLGATE_LIST_WAIT"),
     )
     .option(
       "--request-timeout <ms>",

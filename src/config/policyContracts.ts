@@ -6,7 +6,7 @@ import type {
   ScopeMatchMode,
   ScopeType,
 } from "../engine/model/policy.js";
-import type { SourceRef, SourceMap } from "../engine/model/source.js";
+import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
 import type { PolicyReader } from "./policyReader.js";
 import { entryOf, unknownKeyWarnings } from "./sourceTree.js";
 
@@ -41,21 +41,11 @@ export function readScopeContract(r: PolicyReader, map: SourceMap): ScopeContrac
   const valueNode = r.required(map, "scope_value");
   const modeNode = r.required(map, "scope_match_mode");
   const scopeType = typeNode && r.oneOf(typeNode, SCOPE_TYPES, "E_POLICY_CONTRACT_VALUE");
-  const scopeValue = valueNode && r.nonEmptyString(valueNode, "a scope value (a string)");
+  const values = valueNode && readScopeValues(r, valueNode, scopeType);
+  const scopeValue = values?.[0];
   const modes = scopeType === "path_prefix" ? PATH_MATCH_MODES : SCOPE_MATCH_MODES;
   const scopeMatchMode = modeNode && r.oneOf(modeNode, modes, "E_POLICY_CONTRACT_VALUE");
   let ok = scopeType !== undefined && scopeValue !== undefined && scopeMatchMode !== undefined;
-
-  if (scopeType === "path_prefix" && scopeValue !== undefined && valueNode !== undefined) {
-    if (!posix.isAbsolute(scopeValue) && !win32.isAbsolute(scopeValue)) {
-      r.error(
-        "E_POLICY_CONTRACT_VALUE",
-        valueNode.at,
-        `a path_prefix scope must be an absolute path, got '${scopeValue}'`,
-      );
-      ok = false;
-    }
-  }
 
   let pathArguments: string[] | undefined;
   const argsEntry = entryOf(map, "path_arguments");
@@ -102,9 +92,66 @@ export function readScopeContract(r: PolicyReader, map: SourceMap): ScopeContrac
     scopeMatchMode: scopeMatchMode!,
     at: map.at,
   };
+  if (valueNode?.kind === "seq") contract.scopeValues = values!;
   if (pathArguments !== undefined) contract.pathArguments = pathArguments;
   if (realpath !== undefined) contract.realpath = realpath;
   return contract;
+}
+
+/**
+ * `scope_value`: one string, or (toolgate extension, `path_prefix` only) a non-empty list of them, for a
+ * server given several roots: a path is in scope when it is inside any of them. Every path must be
+ * absolute. `undefined` (with the error reported) when it is not acceptable.
+ */
+function readScopeValues(
+  r: PolicyReader,
+  node: SourceNode,
+  scopeType: ScopeType | undefined,
+): string[] | undefined {
+  if (node.kind === "seq" && scopeType !== "path_prefix") {
+    if (scopeType !== undefined) {
+      r.error(
+        "E_POLICY_CONTRACT_VALUE",
+        node.at,
+        `a list of scope values is accepted for scope_type 'path_prefix' only, not '${scopeType}'`,
+        "write one scope value",
+      );
+    }
+    return undefined;
+  }
+  const items = node.kind === "seq" ? node.items : [node];
+  if (items.length === 0) {
+    r.error(
+      "E_POLICY_CONTRACT_VALUE",
+      node.at,
+      "scope_value is an empty list, which would contain nothing",
+      "list at least one absolute path",
+    );
+    return undefined;
+  }
+  const values: string[] = [];
+  let ok = true;
+  for (const item of items) {
+    const value = r.nonEmptyString(
+      item,
+      node.kind === "seq" ? "an absolute path" : "a scope value (a string)",
+    );
+    if (value === undefined) {
+      ok = false;
+      continue;
+    }
+    if (scopeType === "path_prefix" && !posix.isAbsolute(value) && !win32.isAbsolute(value)) {
+      r.error(
+        "E_POLICY_CONTRACT_VALUE",
+        item.at,
+        `a path_prefix scope must be an absolute path, got '${value}'`,
+      );
+      ok = false;
+      continue;
+    }
+    values.push(value);
+  }
+  return ok ? values : undefined;
 }
 
 export function readRedactContract(r: PolicyReader, map: SourceMap): RedactContract | undefined {

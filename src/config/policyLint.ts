@@ -328,6 +328,7 @@ function checkBounds(out: Diagnostic[], node: SourceMap, scope: SchemaScope): vo
         const target = resolveRef(propEntry.value, scope);
         if (target === undefined || target.kind !== "map" || !typesOf(target).has("string")) continue;
         if (entryOf(target, "enum") !== undefined || entryOf(target, "const") !== undefined) continue;
+        if (unboundedOnPurpose(target)) continue;
         const minLength = entryOf(target, "minLength")?.value;
         if (
           minLength === undefined ||
@@ -344,12 +345,25 @@ function checkBounds(out: Diagnostic[], node: SourceMap, scope: SchemaScope): vo
       }
     }
   }
-  if (types.has("string") && !enumerated && entryOf(node, "maxLength") === undefined) {
+  const onPurpose = unboundedOnPurpose(node);
+  if (types.has("string") && !enumerated && !onPurpose && entryOf(node, "maxLength") === undefined) {
     warn(out, "W_SCHEMA_BOUNDS", node.at, "string schema has no maxLength", "add maxLength");
   }
-  if (isArray && !enumerated && entryOf(node, "maxItems") === undefined) {
+  if (isArray && !enumerated && !onPurpose && entryOf(node, "maxItems") === undefined) {
     warn(out, "W_SCHEMA_BOUNDS", node.at, "array schema has no maxItems", "add maxItems");
   }
+}
+
+/**
+ * A schema whose `$comment` starts with `unbounded` leaves its length out on purpose (the starter policy
+ * writes one on every string and list the server itself leaves unbounded): no maxLength, maxItems or
+ * minLength is asked of it.
+ */
+function unboundedOnPurpose(node: SourceMap): boolean {
+  const comment = entryOf(node, "$comment")?.value;
+  return (
+    comment?.kind === "scalar" && typeof comment.value === "string" && /^unbounded\b/.test(comment.value)
+  );
 }
 
 function typesOf(node: SourceMap): Set<string> {

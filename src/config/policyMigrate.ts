@@ -33,8 +33,7 @@ export function needsMigration(policy: Policy): boolean {
  * header comment block of `sourceText` when it is given.
  */
 export function migratePolicy(policy: Policy, sourceText?: string): string {
-  const doc = new Document(migratedObject(policy), { customTags: [JSON_NUMBER_TAG] });
-  styleScalars(doc);
+  const doc = policyDocument(policy);
   const header = sourceText === undefined ? undefined : headerComment(sourceText);
   if (header !== undefined) doc.commentBefore = header;
   const text = doc.toString({ lineWidth: 100, flowCollectionPadding: false });
@@ -47,13 +46,28 @@ export function migratePolicy(policy: Policy, sourceText?: string): string {
       `migrated policy for ${policy.file} does not load${first ? `: ${formatDiagnostic(first)}` : ""}`,
     );
   }
-  if (!sameJson(decisionView(policy), decisionView(reloaded.policy))) {
+  if (!decidesAlike(policy, reloaded.policy)) {
     throw new ToolgateError(
       "E_POLICY_MIGRATE",
       `migrated policy for ${policy.file} would not decide as the original; nothing written`,
     );
   }
   return text;
+}
+
+/**
+ * The v2 form of a loaded policy as a YAML document (what migratePolicy writes), for a writer that adds
+ * comments of its own (`policy suggest`). Pattern lists in flow style, numbers as written.
+ */
+export function policyDocument(policy: Policy): Document {
+  const doc = new Document(migratedObject(policy), { customTags: [JSON_NUMBER_TAG] });
+  styleScalars(doc);
+  return doc;
+}
+
+/** Whether two policies decide every call alike (their decision views are equal, numbers exactly). */
+export function decidesAlike(a: Policy, b: Policy): boolean {
+  return sameJson(decisionView(a), decisionView(b));
 }
 
 /**
@@ -135,7 +149,7 @@ function migratedObject(policy: Policy): Record<string, unknown> {
 function scopeContractYaml(c: ScopeContract): Record<string, unknown> {
   const out: Record<string, unknown> = {
     scope_type: c.scopeType,
-    scope_value: c.scopeValue,
+    scope_value: c.scopeValues ?? c.scopeValue,
     scope_match_mode: c.scopeMatchMode,
   };
   if (c.pathArguments !== undefined) out.path_arguments = c.pathArguments;

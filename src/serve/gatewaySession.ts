@@ -168,6 +168,7 @@ export class GatewaySession implements ClientHandler {
       log: options.log,
       principal: this.principal,
       servers: context.servers.length,
+      approvalWays: { surface: "serve", dashboard: options.desk !== undefined },
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
       ...(options.counter === undefined ? {} : { counter: options.counter }),
     });

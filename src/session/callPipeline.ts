@@ -73,6 +73,11 @@ export interface PipelineContext {
   approvalTimeoutMs: number;
   /** A decision line for `--verbose` (only called when verbose). */
   verbose: ((line: string) => void) | null;
+  /**
+   * What an E_APPROVAL_REQUIRED refusal ends with: the policy rule and the ways this surface offers to
+   * approve (approvalHelp.ts). `null`: nothing is added.
+   */
+  approvalHelp: ((tool: string, rule: Rule, asked: boolean) => string) | null;
 }
 
 /** The call with its approval artifact found and stripped: what is decided is what would be forwarded. */
@@ -123,7 +128,7 @@ function settledStep(ctx: PipelineContext, hand: CallInHand, verdict: CallVerdic
   // Reasons of refusals can quote argument values (a path outside the scope); allow reasons never do.
   const reason =
     verdict.kind !== "allow"
-      ? scrub(verdict.reason)
+      ? scrub(verdict.reason) + helpFor(ctx, hand, verdict)
       : asked !== undefined
         ? `${scrub(approvalRequiredText(hand.call.tool, asked.rule))}: dry run, the person was not asked and the call was forwarded`
         : verdict.reason;
@@ -231,7 +236,7 @@ function answeredStep(
     ctx.verbose?.(`tools/call ${label(hand)}: allow — ${reason}${warningsText(warnings)}`);
     return recorded ? forwardStep(ctx, hand) : notRecorded(hand);
   }
-  const reason = `${required} and ${notApprovedText(answer.outcome, ctx.approvalTimeoutMs)}${detail === undefined ? "" : ` (${detail})`}`;
+  const reason = `${required} and ${notApprovedText(answer.outcome, ctx.approvalTimeoutMs)}${detail === undefined ? "" : ` (${detail})`}${ctx.approvalHelp?.(hand.call.tool, ask.rule, true) ?? ""}`;
   record(ctx, hand, {
     decision: "deny",
     code: "E_APPROVAL_REQUIRED",
@@ -254,6 +259,12 @@ function answeredStep(
       omitStructuredContent: omitsStructuredContent(hand),
     }),
   };
+}
+
+/** The end of an E_APPROVAL_REQUIRED refusal: its rule and how to approve (written after the scrub: it quotes no argument). */
+function helpFor(ctx: PipelineContext, hand: CallInHand, verdict: CallVerdict): string {
+  if (verdict.kind !== "deny" || verdict.code !== "E_APPROVAL_REQUIRED" || verdict.rule === null) return "";
+  return ctx.approvalHelp?.(hand.call.tool, verdict.rule, false) ?? "";
 }
 
 /**

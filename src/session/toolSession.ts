@@ -10,6 +10,7 @@ import { denyResult, requestRefusedError, type ToolResult } from "./answers.js";
 import { approvalKeyring } from "../engine/controls/approvalSignature.js";
 import type { ApprovalKeyring } from "../engine/model/approval.js";
 import { MemoryApprovalClaims, type ApprovalClaims } from "./approvalClaims.js";
+import { approvalHelp, type ApprovalWays } from "./approvalHelp.js";
 import { AuditRecorder, type AuditIdentity } from "./auditRecorder.js";
 import { callInHand, stepFor, type CallStep, type PipelineContext, type ToolCall } from "./callPipeline.js";
 import { callVerdict, hiddenByName } from "./callVerdict.js";
@@ -40,6 +41,11 @@ export interface ToolSessionOptions {
   log: (line: string) => void;
   /** Who the session serves (an approval artifact bound to a principal approves only its calls). */
   principal?: Principal;
+  /**
+   * The surface, for the ways to approve an E_APPROVAL_REQUIRED refusal names (approvalHelp.ts); the
+   * artifact keys are the session's own. Absent: refusals name none.
+   */
+  approvalWays?: Omit<ApprovalWays, "artifactKeys">;
   /** How many servers the session fronts (default 1): a deny entry is unmatched once all their catalogs are. */
   servers?: number;
   /**
@@ -110,7 +116,13 @@ export class ToolSession {
       dryRun: options.dryRun === true,
       approvalTimeoutMs: options.approvalTimeoutMs,
       verbose: options.verbose === true ? options.log : null,
+      approvalHelp: null,
     };
+    const ways = options.approvalWays;
+    if (ways !== undefined) {
+      const all: ApprovalWays = { ...ways, artifactKeys: this.approvalKeys.size };
+      this.pipeline.approvalHelp = (tool, rule, asked) => approvalHelp(tool, rule, all, asked);
+    }
   }
 
   get dryRun(): boolean {

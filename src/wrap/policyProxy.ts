@@ -157,6 +157,7 @@ export class PolicyProxy {
       log: options.log,
       // wrap's one client: an artifact bound to 'stdio' approves its calls.
       principal: localPrincipal("stdio"),
+      approvalWays: { surface: "wrap" },
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
     });
     this.server = {

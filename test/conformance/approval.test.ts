@@ -130,6 +130,7 @@ describe.each(SURFACES)("%s", (surface) => {
         expect(result.isError).toBe(true);
         expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
         expect(denial(result).text).toContain(text);
+        expect(denial(result).text).toContain("To approve: call again and approve it when asked; or ");
         // server-filesystem's tools declare an outputSchema, so the deny has no structuredContent; the meta
         // tool mcp_invoke_<server> declares none, so there it has.
         expect(result.structuredContent).toEqual(
@@ -191,6 +192,16 @@ describe.each(SURFACES)("%s", (surface) => {
       expect(denial(result).text).toContain(
         "no person can be asked: the client did not declare form-mode elicitation",
       );
+      // The refusal names the rule's file and line, and the ways this surface offers to approve.
+      expect(denial(result).text).toMatch(
+        /\. Required by \S*policy\.yaml:3:23, tools\.approval_required 'write_file'\. To approve: a client with MCP form elicitation \(toolgate asks its person, who ticks 'approve'\); or /,
+      );
+      expect(denial(result).text).toContain(
+        surface === "wrap"
+          ? "; or an artifact from `toolgate approve --tool write_file …` in the call's params._meta.approval"
+          : "; or the dashboard (start serve with --dashboard; a client that cannot ask then waits for an approver at /ui/approvals); or an artifact from `toolgate approve --tool write_file …`",
+      );
+      expect(denial(result).text).not.toContain("none is set");
       expect(existsSync(target)).toBe(false);
       expect(c.received("write_file")).toEqual([]);
     });
@@ -308,6 +319,7 @@ describe.each(SURFACES)("%s", (surface) => {
         const result = await c.call("write_file", { path: target, content: "x" }, { approval: a });
         expect(denial(result).code).toBe("E_APPROVAL_REQUIRED");
         expect(denial(result).text).toContain(text);
+        expect(denial(result).text).toContain("To approve: a client with MCP form elicitation");
         expect(existsSync(target)).toBe(false);
         expect(JSON.stringify(c.received())).not.toContain(target);
         expect(

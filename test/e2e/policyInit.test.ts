@@ -1,6 +1,7 @@
 // `toolgate policy init` against the real server-filesystem: the starter policy loads without a warning,
-// read-only tools (readOnlyHint) are allowed, destructive ones need a person, every tool has a tightened
-// schema and a pin, and wrap enforces all of it against the same server.
+// read-only tools (readOnlyHint) are allowed, every other one needs a person, every tool has a closed
+// schema and a pin, and wrap enforces all of it against the same server (test/e2e/starterPolicies.test.ts
+// has each tool's own calls).
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -33,6 +34,8 @@ describe("toolgate policy init", () => {
       expect.arrayContaining(["write_file", "edit_file", "move_file"]),
     );
     expect(policy.tools.approval_required).not.toContain("read_text_file");
+    // destructiveHint: false, but no readOnlyHint: it changes things, so a person approves it.
+    expect(policy.tools.approval_required).toContain("create_directory");
     expect(Object.keys(policy.schemas).sort()).toEqual([...policy.tools.allow].sort());
     expect(Object.values(policy.schemas).every((s) => s.additionalProperties === false)).toBe(true);
     expect(Object.keys(policy.tool_pins).sort()).toEqual([...policy.tools.allow].sort());

@@ -269,8 +269,8 @@ describe("docs/audit.md's example is what the command prints", () => {
     });
     sink.close();
     const blocks = docsBlocks();
-    expect(blocks).toHaveLength(5);
-    const [, policyBlock, report, file, judged] = blocks;
+    expect(blocks).toHaveLength(6);
+    const [, policyBlock, report, file, judged, narrowed] = blocks;
     expect(policyBlock).toBe(POLICY);
     const run = await suggest(["--from-audit", "audit.jsonl", "--output", "suggested.yaml"], docs);
     expect(run.code).toBe(0);
@@ -278,6 +278,7 @@ describe("docs/audit.md's example is what the command prints", () => {
     expect(readFileSync(join(docs, "suggested.yaml"), "utf8")).toBe(file);
     const withPolicy = await suggest(["--from-audit", "audit.jsonl", "--policy", "policy.yaml"], docs);
     expect(withPolicy.stderr).toContain(judged);
+    expect(withPolicy.stderr).toContain(narrowed);
   });
 });
 
@@ -330,5 +331,97 @@ describe("serve's logs: one server at a time", () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("no call in");
     expect(unknown.stderr).toContain("'fs', 'memory'");
+  });
+});
+
+describe("with --policy: the policy in force narrowed, never weakened (a starter policy, a dry run under it)", () => {
+  const work = tempDir("tg-suggest-keep-");
+  const starter = join(work, "starter.yaml");
+  const log = join(work, "audit.jsonl");
+  const suggested = join(work, "suggested.yaml");
+  const env = { MEMORY_FILE_PATH: join(work, "memory.jsonl") };
+  let run: Awaited<ReturnType<typeof runCli>>;
+  type PolicyFile = {
+    tools: { allow: string[]; approval_required: string[] };
+    schemas: Record<string, unknown>;
+    tool_pins: Record<string, unknown>;
+    enforcement: Record<string, string>;
+  };
+
+  beforeAll(async () => {
+    const init = await runCli(["policy", "init", "--output", starter, "--", NODE, MEMORY_SERVER], { env });
+    expect(init.code, init.stderr).toBe(0);
+    const c = await connect({
+      ...wrapCommand(["--dry-run", "--policy", starter, "--audit-log", log], [NODE, MEMORY_SERVER]),
+      env,
+    });
+    try {
+      await c.client.callTool({ name: "create_entities", arguments: { entities: [entity("Ada")] } });
+      await c.client.callTool({ name: "read_graph", arguments: {} });
+      await c.client.callTool({ name: "search_nodes", arguments: { query: "" } });
+    } finally {
+      await c.close();
+    }
+    run = await suggest(["--from-audit", log, "--policy", starter, "--output", suggested]);
+  }, 60_000);
+
+  it("keeps the approvals, schemas, pins and enforcement of the tools it keeps", () => {
+    expect(run.code, run.stderr).toBe(0);
+    const before = parse(readFileSync(starter, "utf8")) as PolicyFile;
+    const after = parse(readFileSync(suggested, "utf8")) as PolicyFile;
+    const kept = ["create_entities", "read_graph", "search_nodes"];
+    expect(after.tools.allow).toEqual(kept);
+    expect(after.tools.approval_required).toEqual(["create_entities"]);
+    for (const tool of kept) {
+      expect(after.schemas[tool], tool).toEqual(before.schemas[tool]);
+      expect(after.tool_pins[tool], tool).toEqual(before.tool_pins[tool]);
+    }
+    expect(Object.keys(after.schemas).sort()).toEqual(kept);
+    expect(Object.keys(after.tool_pins).sort()).toEqual(kept);
+    expect(after.enforcement).toEqual(before.enforcement);
+    expect(after.enforcement).toEqual({ unconstrained_tools: "deny", unpinned_tools: "deny" });
+  });
+
+  it("says exactly what it removes: the tools not called, with their entries", () => {
+    expect(run.stderr).toContain(
+      `the suggested policy is ${starter} with tools.allow narrowed to the tools called: its deny, approvals, scope, redaction, schemas and pins of the tools kept, its contracts, enforcement and limits are unchanged\nremoved from ${starter} (tools not called in the log):\n`,
+    );
+    for (const tool of ["add_observations", "delete_entities", "open_nodes"]) {
+      expect(run.stderr).toMatch(new RegExp(`  tools.allow "${tool}" \\(line \\d+\\): never called\\n`));
+      expect(run.stderr).toMatch(
+        new RegExp(`  schemas "${tool}" \\(line \\d+\\): its tool is no longer allowed\\n`),
+      );
+      expect(run.stderr).toMatch(
+        new RegExp(`  tool_pins "${tool}" \\(line \\d+\\): its tool is no longer allowed\\n`),
+      );
+    }
+    expect(run.stderr).toMatch(
+      / {2}tools.approval_required "delete_entities" \(line \d+\): its tool is no longer allowed\n/,
+    );
+    // True now that nothing it allows is weakened: the approvals and schemas are still there.
+    expect(run.stderr).toContain(`${starter} refuses none of these tools by name`);
+    expect(readFileSync(suggested, "utf8")).toContain(`#   tools.allow "delete_entities" (line `);
+  });
+
+  it("validates with no warning, and wrap enforces it: still asks, still checks the schema", async () => {
+    const validate = await runCli(["policy", "validate", "--input", suggested]);
+    expect(validate.stdout).toContain("valid (version 2.0, 0 warnings)");
+    const c = await connect({ ...wrapCommand(["--policy", suggested], [NODE, MEMORY_SERVER]), env });
+    try {
+      const names = (await c.client.listTools()).tools.map((t) => t.name).sort();
+      expect(names).toEqual(["create_entities", "read_graph", "search_nodes"]);
+      const create = (await c.client.callTool({
+        name: "create_entities",
+        arguments: { entities: [entity("Bob")] },
+      })) as { content: Array<{ text: string }> };
+      expect(create.content[0]!.text).toMatch(/^Blocked by policy: E_APPROVAL_REQUIRED /);
+      const extra = (await c.client.callTool({
+        name: "search_nodes",
+        arguments: { query: "", surprise: 1 },
+      })) as { content: Array<{ text: string }> };
+      expect(extra.content[0]!.text).toMatch(/^Blocked by policy: E_ARG_SCHEMA .*surprise/);
+    } finally {
+      await c.close();
+    }
   });
 });

@@ -138,9 +138,9 @@ describe("connectUpstream over stdio", () => {
     const marker = `tg-silent-${process.pid}-${Date.now()}`;
     const script = `setInterval(() => {}, 1000); // ${marker}`;
     const started = Date.now();
-    const error = await failure(connectUpstream(stdio("silent", NODE, ["-e", script]), { timeoutMs: 400 }));
-    expect(error.code).toBe("E_UPSTREAM_CONNECT");
-    expect(error.message).toContain("no answer to initialize within 400 ms");
+    const error = await failure(connectUpstream(stdio("silent", NODE, ["-e", script]), { startupTimeoutMs: 400 }));
+    expect(error.code).toBe("E_UPSTREAM_START");
+    expect(error.message).toContain("did not answer within 0.4 s (startup_timeout)");
     expect(Date.now() - started).toBeLessThan(10_000);
     for (let i = 0; i < 50 && processesWith(marker).length > 0; i++)
       await new Promise((r) => setTimeout(r, 100));

@@ -2,11 +2,13 @@ import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../../u
 import { readLiveCatalog, type CatalogTarget } from "../pin/liveCatalog.js";
 import { defaultServerId } from "../pin/liveTarget.js";
 import { pinCatalog } from "../pin/pinBlock.js";
+import { serverRoots } from "./serverRoots.js";
 import { starterPolicyYaml } from "./starterPolicy.js";
 
 /**
  * The starter policy text for a live server: its catalog read once, pinned under the server id wrap will
- * match (the given one, else the server's own name), rendered by starterPolicy.ts. Throws what
+ * match (the given one, else the server's own name), its path arguments scoped to the directories its
+ * command names (serverRoots.ts), rendered by starterPolicy.ts. Throws what
  * readLiveCatalog throws when the server cannot be reached or read. Shared by `policy init` and `install`.
  */
 export async function starterPolicyFromServer(
@@ -17,5 +19,10 @@ export async function starterPolicyFromServer(
   const catalog = await readLiveCatalog(target, DEFAULT_UPSTREAM_TIMEOUT_MS, startupTimeoutMs);
   const pins = pinCatalog(catalog.tools, catalog.rawSchemas, serverId ?? defaultServerId(catalog, target));
   const named = `${catalog.serverInfo.name} ${catalog.serverInfo.version}`.trim();
-  return starterPolicyYaml({ server: named === "" ? target.name : named, tools: catalog.tools, pins });
+  return starterPolicyYaml({
+    server: named === "" ? target.name : named,
+    tools: catalog.tools,
+    pins,
+    roots: serverRoots(target),
+  });
 }

@@ -1,61 +1,31 @@
 import { stringify } from "yaml";
 import type { ToolDefinition } from "../../engine/model/gate.js";
-import { isJsonObject, type JsonObject } from "../../engine/rpc/jsonRpc.js";
+import { isJsonObject } from "../../engine/rpc/jsonRpc.js";
 import { renderPinsYaml, type PinnedCatalog } from "../pin/pinBlock.js";
+import type { ServerRoot } from "./serverRoots.js";
+import { hasPathArguments, requiredPathArguments, starterSchema, type PathBound } from "./starterSchema.js";
 
-/** Bounds a starter schema gives strings and lists that have none (the spec recommends bounds). */
-export const STARTER_MAX_LENGTH = 4096;
-export const STARTER_MAX_ITEMS = 256;
-
-/** How a tool is treated, from its annotations, and why (said in the file's comments). */
-export type StarterKind = "read-only" | "approval" | "write";
+/**
+ * How a tool is treated, from its annotations, and why (said in the file's comments). Only a tool the
+ * server marks `readOnlyHint: true` runs without a person: `destructiveHint: false` still changes things
+ * (a directory created, an entity added), and the README promises "read-only tools allowed, the others
+ * behind a person's approval".
+ */
+export type StarterKind = "read-only" | "approval";
 
 export function starterKind(tool: ToolDefinition): { kind: StarterKind; why: string } {
   const hints = isJsonObject(tool.annotations) ? tool.annotations : {};
   if (hints.readOnlyHint === true)
     return { kind: "read-only", why: "readOnlyHint: the server says it changes nothing" };
-  if (hints.destructiveHint === false) {
-    return { kind: "write", why: "destructiveHint: false: it may change things but destroys nothing" };
-  }
   return {
     kind: "approval",
     why:
       hints.destructiveHint === true
         ? "destructiveHint: it may destroy things, so a person approves each call"
-        : "no readOnlyHint: MCP assumes such a tool may destroy things, so a person approves each call",
+        : hints.destructiveHint === false
+          ? "no readOnlyHint: it changes things (destroying nothing, says destructiveHint: false), so a person approves each call"
+          : "no readOnlyHint: MCP assumes such a tool may destroy things, so a person approves each call",
   };
-}
-
-/**
- * A tool's inputSchema, tightened as a starting point: no undeclared arguments (`additionalProperties:
- * false` unless the schema says otherwise), an explicit `required`, a `minLength` on required strings and
- * a `maxLength` on every string, a `maxItems` on every list. Every other keyword is kept as the server
- * wrote it. Pure.
- */
-export function tightenSchema(schema: unknown, requiredHere = false): unknown {
-  if (!isJsonObject(schema)) return schema;
-  const out: JsonObject = { ...schema };
-  const type = schema.type;
-  if (type === "object" || isJsonObject(schema.properties)) {
-    const properties = isJsonObject(schema.properties) ? schema.properties : {};
-    const required = Array.isArray(schema.required)
-      ? schema.required.filter((r) => typeof r === "string")
-      : [];
-    out.properties = Object.fromEntries(
-      Object.entries(properties).map(([key, value]) => [key, tightenSchema(value, required.includes(key))]),
-    );
-    out.required = required;
-    if (out.additionalProperties === undefined) out.additionalProperties = false;
-  }
-  if (type === "string" && schema.enum === undefined && schema.const === undefined) {
-    if (out.maxLength === undefined) out.maxLength = STARTER_MAX_LENGTH;
-    if (requiredHere && out.minLength === undefined) out.minLength = 1;
-  }
-  if (type === "array") {
-    if (out.maxItems === undefined) out.maxItems = STARTER_MAX_ITEMS;
-    if (schema.items !== undefined) out.items = tightenSchema(schema.items);
-  }
-  return out;
 }
 
 export interface StarterInput {
@@ -63,21 +33,35 @@ export interface StarterInput {
   server: string;
   tools: readonly ToolDefinition[];
   pins: PinnedCatalog;
+  /** The directories the server was given (serverRoots.ts); none: path arguments are not scoped. */
+  roots?: readonly ServerRoot[];
+}
+
+interface ToolPlan {
+  tool: ToolDefinition;
+  kind: StarterKind;
+  why: string;
+  /** The required path arguments restrict_scope checks; empty: not scoped. */
+  scopedBy: string[];
+  paths: PathBound;
 }
 
 /**
  * A starter policy file from a server's live catalog, with a comment for every choice: read-only tools
- * allowed; tools that may destroy things allowed under `approval_required`; a schema per tool tightened
- * from its inputSchema; a pin per tool; and enforcement that refuses what is not covered (tools without a
- * schema, tools the server adds later). Pure; the text loads as a v2 policy file.
+ * allowed; every other tool allowed under `approval_required`; path arguments kept inside the server's
+ * roots by `restrict_scope`; a schema per tool that is the server's own, closed (starterSchema.ts: never
+ * narrower than what the server accepts); a pin per tool; and enforcement that refuses what is not covered
+ * (tools without a schema, tools the server adds later). Pure; the text loads as a v2 policy file, and
+ * `policy validate` finds nothing to warn about.
  */
 export function starterPolicyYaml(input: StarterInput): string {
+  const roots = input.roots ?? [];
   const sorted = [...input.tools].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const kinds = sorted.map((tool) => ({ tool, ...starterKind(tool) }));
+  const plans = sorted.map((tool) => plan(tool, roots.length > 0));
   const q = (s: string) => JSON.stringify(s);
   const lines: string[] = [
     `# toolgate policy init: a starter policy for ${input.server} (${sorted.length} tool${sorted.length === 1 ? "" : "s"}), from its live catalog.`,
-    "# Every choice below is a starting point: read each comment, then narrow the schemas to what you allow.",
+    "# Every choice below is a starting point: read each comment, then narrow what you allow.",
     'version: "2.0"',
     "tools:",
   ];
@@ -85,22 +69,30 @@ export function starterPolicyYaml(input: StarterInput): string {
     lines.push("  allow: []");
   } else {
     lines.push("  allow:");
-    for (const { tool, why } of kinds) lines.push(`    - ${q(tool.name)} # ${why}`);
+    for (const { tool, why } of plans) lines.push(`    - ${q(tool.name)} # ${why}`);
   }
-  const asked = kinds.filter((k) => k.kind === "approval");
+  const asked = plans.filter((p) => p.kind === "approval");
   if (asked.length > 0) {
-    lines.push("  # A person approves each call of these (MCP elicitation, or a signed artifact).");
-    lines.push("  approval_required:");
+    lines.push(
+      "  # A person approves each call of these: in a client with MCP form elicitation, in serve's dashboard,",
+      "  # or with a signed artifact from `toolgate approve`. The schema and scope are checked first.",
+      "  approval_required:",
+    );
     for (const { tool } of asked) lines.push(`    - ${q(tool.name)}`);
   }
+  lines.push(...scopeLines(plans, roots, q));
   if (sorted.length > 0) {
     lines.push(
-      "# Each tool's arguments, tightened from its inputSchema: no undeclared arguments, bounded strings and lists.",
+      "# Each tool's arguments as the server takes them, closed: no undeclared arguments, nothing the server",
+      "# accepts refused. Lengths are the server's own ($comment: unbounded where it sets none)",
+      plans.some((p) => p.scopedBy.length > 0)
+        ? "# and paths are bounded by restrict_scope above, not by a length."
+        : "# and a length is no bound on a path: restrict_scope is.",
       "schemas:",
     );
-    for (const tool of sorted) {
-      const schema = tightenSchema(tool.inputSchema ?? { type: "object", properties: {} });
-      lines.push(`  ${q(tool.name)}:`);
+    for (const p of plans) {
+      const schema = starterSchema(p.tool.inputSchema ?? { type: "object", properties: {} }, p.paths);
+      lines.push(`  ${q(p.tool.name)}:`);
       const body = stringify(schema, { lineWidth: 0 }).trimEnd();
       for (const line of body.split("\n")) lines.push(`    ${line}`);
     }
@@ -116,4 +108,53 @@ export function starterPolicyYaml(input: StarterInput): string {
     "  unpinned_tools: deny # a tool the server adds later stays withheld until you review and pin it",
   );
   return lines.join("\n") + "\n";
+}
+
+function plan(tool: ToolDefinition, rooted: boolean): ToolPlan {
+  const scopedBy = rooted ? requiredPathArguments(tool.inputSchema) : [];
+  const paths: PathBound = !rooted ? "no-roots" : scopedBy.length > 0 ? "scoped" : "optional";
+  return { tool, ...starterKind(tool), scopedBy, paths };
+}
+
+/** `restrict_scope` and its contract: every tool that always names a path, inside the server's roots. */
+function scopeLines(
+  plans: readonly ToolPlan[],
+  roots: readonly ServerRoot[],
+  q: (s: string) => string,
+): string[] {
+  const scoped = plans.filter((p) => p.scopedBy.length > 0);
+  const unscoped = plans.filter((p) => p.scopedBy.length === 0 && hasPathArguments(p.tool.inputSchema));
+  if (roots.length === 0) {
+    if (unscoped.length === 0) return [];
+    return [
+      "  # Not scoped: the server's command names no directory, so toolgate cannot tell which paths are the",
+      "  # server's. To keep paths inside a directory, add restrict_scope with a path_prefix contract.",
+    ];
+  }
+  if (scoped.length === 0) return [];
+  const lines = [
+    "  # Paths stay inside the directories the server was given: every path argument of these tools is",
+    "  # normalized and contained by path segment (../ and look-alike siblings are refused).",
+    "  restrict_scope:",
+    ...scoped.map(
+      (p) => `    - ${q(p.tool.name)} # every call names ${p.scopedBy.map((a) => `'${a}'`).join(", ")}`,
+    ),
+  ];
+  if (unscoped.length > 0) {
+    lines.push(
+      `  # Not scoped: ${unscoped.map((p) => q(p.tool.name)).join(", ")} (a path argument is optional, and a scope refuses a call without one).`,
+    );
+  }
+  lines.push("  restrict_scope_contract:", "    scope_type: path_prefix");
+  if (roots.length === 1) {
+    lines.push(`    scope_value: ${q(roots[0]!.path)} # ${roots[0]!.from}`);
+  } else {
+    lines.push("    scope_value: # a path is in scope when it is inside any of these");
+    for (const root of roots) lines.push(`      - ${q(root.path)} # ${root.from}`);
+  }
+  lines.push(
+    "    scope_match_mode: prefix # the directory itself and everything below it",
+    "    realpath: true # the server runs on this machine: symbolic links are resolved, as the server resolves them",
+  );
+  return lines;
 }

@@ -24,7 +24,7 @@ import { resourceForm, resourceMatches } from "./resourceForm.js";
 export type ScopeContractInput = Pick<
   ScopeContract,
   "scopeType" | "scopeValue" | "scopeMatchMode" | "pathArguments" | "realpath"
->;
+> & { scopeValues?: readonly string[] };
 
 export interface ScopeEvaluation {
   violations: Violation[];
@@ -85,8 +85,14 @@ function pathScope(
   if (mode !== "prefix" && mode !== "exact") {
     return fail("", `scope_match_mode '${mode}' cannot contain paths; use 'prefix' or 'exact'`);
   }
-  const scope = pathShape(contract.scopeValue);
-  if (!scope.ok) return fail("", `the scope value '${contract.scopeValue}' ${scope.reason}`);
+  // Several roots (a list in scope_value): a path is in scope when it is inside any of them.
+  const values = contract.scopeValues ?? [contract.scopeValue];
+  const scopes: PathShape[] = [];
+  for (const value of values) {
+    const scope = pathShape(value);
+    if (!scope.ok) return fail("", `the scope value '${value}' ${scope.reason}`);
+    scopes.push(scope.shape);
+  }
   const targets = findTargets(args, "path", contract.pathArguments, inputSchema);
   if (targets.length === 0) {
     return fail(
@@ -94,12 +100,13 @@ function pathScope(
       "no path argument found to check against the scope (name it in restrict_scope_contract.path_arguments)",
     );
   }
-  const scopeLabel = `${mode === "exact" ? "exactly " : ""}'${contract.scopeValue}'`;
-  let resolvedScope: { ok: true; shape: PathShape } | { ok: false; reason: string } | undefined;
+  const exact = mode === "exact";
+  const scopeLabel = `${exact ? "exactly " : ""}${values.map((v) => `'${v}'`).join(" or ")}`;
+  let resolvedScopes: { ok: true; shapes: PathShape[] } | { ok: false; reason: string } | undefined;
   const violations: Violation[] = [];
 
   for (const target of targets) {
-    const problem = pathProblem(target, scope.shape, mode === "exact", scopeLabel);
+    const problem = pathProblem(target, scopes, exact, scopeLabel);
     if (problem !== null) {
       violations.push({ path: target.pointer, message: problem });
       continue;
@@ -113,12 +120,9 @@ function pathScope(
       });
       continue;
     }
-    resolvedScope ??= resolveShape(scope.shape, realpath);
-    if (!resolvedScope.ok) {
-      violations.push({
-        path: target.pointer,
-        message: `the scope '${contract.scopeValue}' ${resolvedScope.reason}`,
-      });
+    resolvedScopes ??= resolveScopes(scopes, values, realpath);
+    if (!resolvedScopes.ok) {
+      violations.push({ path: target.pointer, message: resolvedScopes.reason });
       continue;
     }
     const variants = pathVariants(target.value as string);
@@ -129,7 +133,7 @@ function pathScope(
         violations.push({ path: target.pointer, message: `${show(target.value)} ${resolved.reason}` });
         break;
       }
-      if (!containedBySegment(resolved.shape, resolvedScope.shape, mode === "exact")) {
+      if (!resolvedScopes.shapes.some((scope) => containedBySegment(resolved.shape, scope, exact))) {
         violations.push({
           path: target.pointer,
           message: `${show(target.value)} resolves to '${shapeText(resolved.shape)}', outside the scope ${scopeLabel}`,
@@ -141,9 +145,28 @@ function pathScope(
   return { violations, checked: targets.map((t) => t.pointer) };
 }
 
+/**
+ * The scopes with their links resolved. A root that cannot be resolved (removed since) contains nothing;
+ * only when none can be is every path refused, with the first one's reason.
+ */
+function resolveScopes(
+  scopes: readonly PathShape[],
+  values: readonly string[],
+  realpath: RealpathHook,
+): { ok: true; shapes: PathShape[] } | { ok: false; reason: string } {
+  const shapes: PathShape[] = [];
+  let first: string | undefined;
+  scopes.forEach((scope, i) => {
+    const resolved = resolveShape(scope, realpath);
+    if (resolved.ok) shapes.push(resolved.shape);
+    else first ??= `the scope '${values[i]}' ${resolved.reason}`;
+  });
+  return shapes.length > 0 ? { ok: true, shapes } : { ok: false, reason: first! };
+}
+
 function pathProblem(
   target: ArgumentTarget,
-  scope: PathShape,
+  scopes: readonly PathShape[],
   exact: boolean,
   scopeLabel: string,
 ): string | null {
@@ -152,8 +175,8 @@ function pathProblem(
   if (!variants.ok) return `${show(target.value)} ${variants.reason}`;
   for (let i = 0; i < variants.forms.length; i++) {
     const form = variants.forms[i]!;
-    if (containedBySegment(form, scope, exact)) continue;
-    if (form.root.startsWith("~") && form.root !== scope.root) {
+    if (scopes.some((scope) => containedBySegment(form, scope, exact))) continue;
+    if (form.root.startsWith("~") && scopes.every((scope) => form.root !== scope.root)) {
       return `${show(target.value)} starts with '${form.root}', which the server expands to a home directory outside the scope ${scopeLabel}`;
     }
     const as = i === 0 ? "" : ` once percent-decoded (${show(variants.text[i])})`;

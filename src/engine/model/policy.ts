@@ -24,7 +24,13 @@ export type ScopeMatchMode = "exact" | "prefix" | "contains";
 
 export interface ScopeContract {
   scopeType: ScopeType;
+  /** The scope value; for a list of them (below), the first. */
   scopeValue: string;
+  /**
+   * toolgate extension, `path_prefix` only: `scope_value` written as a list (a server given several roots);
+   * a path is in scope when it is inside any of them. Absent: the one `scopeValue`.
+   */
+  scopeValues?: string[];
   scopeMatchMode: ScopeMatchMode;
   /** Argument names (JSON pointers allowed) that hold paths; absent: derived from the tool's input schema. */
   pathArguments?: string[];

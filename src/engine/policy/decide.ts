@@ -92,11 +92,15 @@ export function decideCall(
   const limit = limitReached(compiled, counters, true);
   if (limit !== null) return deny(tool, "E_RATE_LIMIT", limit.reason, limit.rule);
 
+  // The argument stages run before approval, so nobody is asked about a call they refuse; their refusal
+  // says the approval that would have followed, so the person reading it learns both at once.
+  const approvalEntry = compiled.approvalRequired.firstMatch(tool);
+  const refuse = (code: ReasonCode, reason: string, rule: Rule | null, violations: Violation[] = []) =>
+    deny(tool, code, reason + approvalAhead(approvalEntry), rule, violations);
+
   const parsed = argumentsObject(args);
   if (!parsed.ok) {
-    return deny(tool, "E_ARG_SCHEMA", parsed.violation.message, schemaRule(compiled, tool), [
-      parsed.violation,
-    ]);
+    return refuse("E_ARG_SCHEMA", parsed.violation.message, schemaRule(compiled, tool), [parsed.violation]);
   }
 
   const warnings: ReasonCode[] = [];
@@ -104,26 +108,20 @@ export function decideCall(
   if (schema !== undefined) {
     const rule = schemaRule(compiled, tool);
     if (!schema.ok) {
-      return deny(
-        tool,
-        "E_SCHEMA_COMPILE",
-        `the schema for '${tool}' does not compile: ${schema.error}`,
-        rule,
-      );
+      return refuse("E_SCHEMA_COMPILE", `the schema for '${tool}' does not compile: ${schema.error}`, rule);
     }
     const violations = schema.validate(parsed.value);
     if (violations.length > 0) {
       const first = violations[0]!;
       const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : "";
       const where = first.path === "" ? "arguments" : first.path;
-      return deny(tool, "E_ARG_SCHEMA", `${where} ${first.message}${more}`, rule, violations);
+      return refuse("E_ARG_SCHEMA", `${where} ${first.message}${more}`, rule, violations);
     }
   } else {
     const mode = compiled.policy.enforcement.unconstrainedTools;
     const rule: Rule = { layer: POLICY, kind: "enforcement.unconstrained_tools", value: mode };
     if (mode === "deny") {
-      return deny(
-        tool,
+      return refuse(
         "E_TOOL_UNCONSTRAINED",
         `tool '${tool}' has no schema and unconstrained tools are denied`,
         rule,
@@ -141,8 +139,7 @@ export function decideCall(
     const contract = compiled.policy.tools.restrictScopeContract;
     if (contract === undefined) {
       // The loader refuses this; a policy built another way must not pass unchecked.
-      return deny(
-        tool,
+      return refuse(
         "E_SCOPE_VIOLATION",
         `tool '${tool}' is scope-restricted but the policy has no restrict_scope_contract`,
         rule,
@@ -154,12 +151,11 @@ export function decideCall(
       const first = scope.violations[0]!;
       const more = scope.violations.length > 1 ? ` (and ${scope.violations.length - 1} more)` : "";
       const where = first.path === "" ? "" : `${first.path} `;
-      return deny(tool, "E_SCOPE_VIOLATION", `${where}${first.message}${more}`, rule, scope.violations);
+      return refuse("E_SCOPE_VIOLATION", `${where}${first.message}${more}`, rule, scope.violations);
     }
     scopeObligation = { kind: "restrict_scope", rule, status: "enforced", checked: scope.checked };
   }
 
-  const approvalEntry = compiled.approvalRequired.firstMatch(tool);
   if (approvalEntry !== undefined) {
     const rule = entryRule("tools.approval_required", approvalEntry);
     const approval = approvalStep(compiled, tool, parsed.value, rule, context);
@@ -236,6 +232,16 @@ function approvalStep(
   if (problem !== undefined) pending.artifactProblem = problem;
   if (artifactDigest !== undefined) pending.artifactDigest = artifactDigest;
   return pending;
+}
+
+/**
+ * The end of an argument-stage refusal of a tool under `approval_required`: what else the call lacks. Empty
+ * for a tool that needs no approval. Like every reason, it names the rule, not where it is written (the
+ * same policy decides the same wherever its file is).
+ */
+export function approvalAhead(entry: PatternEntry | undefined): string {
+  if (entry === undefined) return "";
+  return `; the call would also need a person's approval (tools.approval_required '${entry.pattern}'), and nobody was asked about a call refused before that step`;
 }
 
 function policySchema(compiled: CompiledPolicy, tool: string): unknown {

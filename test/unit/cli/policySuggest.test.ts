@@ -10,6 +10,9 @@ import { callsOf, type CallRecord, type LogRecord } from "../../../src/cli/polic
 import { judgeNames } from "../../../src/cli/policy/suggest/judge.js";
 import { suggestedPolicyYaml } from "../../../src/cli/policy/suggest/policyYaml.js";
 import { suggestReport } from "../../../src/cli/policy/suggest/report.js";
+import { narrowPolicy } from "../../../src/cli/policy/suggest/narrow.js";
+import { narrowedPolicyYaml } from "../../../src/cli/policy/suggest/narrowedYaml.js";
+import { decisionView } from "../../../src/config/policyMigrate.js";
 import {
   chooseServer,
   exactlyNamed,
@@ -306,6 +309,114 @@ tools:
   it("a policy without an allowlist cannot say what went uncalled", () => {
     const open = compilePolicy(loadPolicyText("p.yaml", 'version: "2.0"\ntools:\n  deny: [x]\n').policy!);
     expect(judgeNames(open, s).neverCalled).toBeNull();
+  });
+});
+
+describe("narrowPolicy and narrowedPolicyYaml (--policy): the policy in force, never weakened", () => {
+  const current = `version: "2.0"
+name: reviewed
+tools:
+  allow: [write_file, read_graph, edit_file, "search_*"]
+  deny: [delete_entities]
+  approval_required: [write_file, edit_file, "create_*"]
+  restrict_scope: [write_file, edit_file]
+  redact_args: [write_file]
+  restrict_scope_contract: { scope_type: path_prefix, scope_value: [/work, /srv/data], scope_match_mode: prefix, realpath: true }
+  redact_args_contract: { redaction_target: args, redaction_mode: hash, redaction_scope: sensitive_fields, fields: [content] }
+schemas:
+  $defs:
+    big: { type: integer, maximum: 9007199254740993 }
+  write_file: { type: object, additionalProperties: false, required: [path, content], properties: { path: { type: string }, content: { type: string }, n: { $ref: "#/$defs/big" } } }
+  edit_file: { type: object, additionalProperties: false, required: [path], properties: { path: { type: string } } }
+enforcement:
+  unconstrained_tools: deny
+  unpinned_tools: deny
+  denied_tools: explain
+limits: { max_tool_calls_total: 40 }
+tool_pins:
+  write_file: { server_id: fs, tool_name: write_file, schema_hash: "${"1".repeat(64)}", meta_hash: "${"2".repeat(64)}" }
+  edit_file: { server_id: fs, tool_name: edit_file, schema_hash: "${"3".repeat(64)}", meta_hash: "${"4".repeat(64)}" }
+`;
+  const loaded = loadPolicyText("policy.yaml", current).policy!;
+  const compiled = compilePolicy(loaded);
+  const s = suggestFrom(
+    [
+      call("write_file", "would-deny", { code: "E_APPROVAL_REQUIRED" }),
+      call("search_files"),
+      call("create_entities", "would-hide", { code: "E_TOOL_NOT_ALLOWED" }),
+      call("delete_entities", "allow"),
+    ],
+    null,
+  );
+  const narrowed = narrowPolicy(loaded, s, judgeNames(compiled, s));
+
+  it("keeps every approval, scope, redaction, schema and pin of the tools kept, and the enforcement and limits", () => {
+    expect(narrowed.allow).toEqual(["create_entities", "search_files", "write_file"]);
+    expect(narrowed.added).toEqual(["create_entities"]);
+    expect(narrowed.refused).toEqual(["delete_entities"]);
+    const p = narrowed.policy;
+    const patterns = (list: Array<{ pattern: string }>) => list.map((e) => e.pattern);
+    expect(patterns(p.tools.approvalRequired)).toEqual(["write_file", "create_*"]);
+    expect(patterns(p.tools.restrictScope)).toEqual(["write_file"]);
+    expect(patterns(p.tools.redactArgs)).toEqual(["write_file"]);
+    expect(patterns(p.tools.deny)).toEqual(["delete_entities"]);
+    expect(p.tools.restrictScopeContract).toEqual(loaded.tools.restrictScopeContract);
+    expect(p.tools.redactArgsContract).toEqual(loaded.tools.redactArgsContract);
+    expect(p.schemas.write_file).toBe(loaded.schemas.write_file);
+    expect(p.sharedDefs).toBe(loaded.sharedDefs);
+    expect(p.toolPins.map((pin) => pin.key)).toEqual(["write_file"]);
+    expect(p.enforcement).toEqual(loaded.enforcement);
+    expect(p.limits).toEqual(loaded.limits);
+  });
+
+  it("says every entry it removes, with why", () => {
+    expect(narrowed.removed.map((r) => `${r.field} ${r.entry} ${r.at?.line}: ${r.why}`)).toEqual([
+      "tools.allow read_graph 4: never called",
+      "tools.allow edit_file 4: never called",
+      "tools.allow search_* 4: a wildcard; the tools it matches that were called are allowed by name (search_files)",
+      "tools.approval_required edit_file 6: its tool is no longer allowed",
+      "tools.restrict_scope edit_file 7: its tool is no longer allowed",
+      "schemas edit_file 15: its tool is no longer allowed",
+      "tool_pins edit_file 23: its tool is no longer allowed",
+    ]);
+  });
+
+  it("writes a file that decides as the narrowed policy does, numbers exact, with what it removed in its header", () => {
+    const text = narrowedPolicyYaml(s, SOURCE, "policy.yaml", narrowed);
+    const reloaded = loadPolicyText("policy.yaml", text);
+    expect(reloaded.diagnostics).toEqual([]);
+    expect(decisionView(reloaded.policy!)).toEqual(decisionView(narrowed.policy));
+    expect(text).toContain("maximum: 9007199254740993");
+    expect(text).toContain('#   tools.allow "read_graph" (line 4): never called\n');
+    expect(text).toContain("# called, but policy.yaml refuses them by name, so left out: delete_entities\n");
+    expect(text).toMatch(
+      /- "create_entities" # 1 call, .*; not allowed by policy.yaml: added \(no schema, so unconstrained_tools: deny refuses its calls until you add one; no pin, so unpinned_tools: deny withholds it until you pin it\)\n/,
+    );
+    const parsed = parse(text) as { tools: Record<string, unknown>; enforcement: unknown };
+    expect(parsed.tools.approval_required).toEqual(["write_file", "create_*"]);
+    expect(parsed.enforcement).toEqual({
+      unconstrained_tools: "deny",
+      denied_tools: "explain",
+      unpinned_tools: "deny",
+    });
+  });
+
+  it("a policy without an allowlist: only the tools called are allowed now, and it says so", () => {
+    const open = loadPolicyText(
+      "open.yaml",
+      'version: "2.0"\ntools:\n  approval_required: [write_file]\n',
+    ).policy!;
+    const n = narrowPolicy(open, s, judgeNames(compilePolicy(open), s));
+    expect(n.allow).toEqual(["create_entities", "delete_entities", "search_files", "write_file"]);
+    expect(n.added).toEqual([]);
+    const report = suggestReport(s, SOURCE, {
+      file: "open.yaml",
+      judgement: judgeNames(compilePolicy(open), s),
+      narrowed: n,
+    });
+    expect(report).toContain(
+      "open.yaml has no tools.allow (every tool it does not deny is allowed); now only the 4 tools called are\n",
+    );
   });
 });
 

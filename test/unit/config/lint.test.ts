@@ -120,6 +120,13 @@ describe("schema bounds", () => {
       ["schemas.t.properties.list.items.anyOf[1]", "add maxItems", 14],
     ]);
   });
+  it("a $comment starting 'unbounded' leaves a length out on purpose; any other comment does not", () => {
+    const body = `type: object\nadditionalProperties: false\nrequired: [a, c]\nproperties:\n  a: {type: string, $comment: "unbounded: a file's content"}\n  b: {type: array, $comment: "unbounded"}\n  c: {type: string, $comment: "no bound yet"}`;
+    expect(bounds(body)).toEqual([
+      ["schemas.t.properties.c", "add minLength: 1", 10],
+      ["schemas.t.properties.c", "add maxLength", 10],
+    ]);
+  });
   it("strings fixed by enum or const need no bounds", () => {
     expect(
       bounds(`${closed}properties:\n  m: {type: string, enum: [a, b]}\n  k: {type: string, const: x}`),

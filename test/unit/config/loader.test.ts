@@ -345,3 +345,28 @@ describe("loadPolicyFile", () => {
     expect(loadPolicyFile(path).diagnostics.map((d) => d.code)).toEqual(["E_POLICY_ENCODING"]);
   });
 });
+
+describe("restrict_scope_contract: scope_value as a list (several roots)", () => {
+  const contract = (value: string, type = "path_prefix") =>
+    policyTools(
+      `restrict_scope: [read]\n  restrict_scope_contract: {scope_type: ${type}, scope_value: ${value}, scope_match_mode: prefix}\n`,
+    );
+
+  it("reads every root for path_prefix; the first is the scope value", () => {
+    const c = load(contract("[/a, /b/c]")).policy!.tools.restrictScopeContract!;
+    expect([c.scopeValue, c.scopeValues]).toEqual(["/a", ["/a", "/b/c"]]);
+    expect(load(contract("/a")).policy!.tools.restrictScopeContract!.scopeValues).toBeUndefined();
+  });
+
+  it.each([
+    ["[]", "path_prefix", "4:67", "scope_value is an empty list"],
+    ["[/a, b]", "path_prefix", "4:72", "a path_prefix scope must be an absolute path, got 'b'"],
+    ["[x, y]", "resource", "4:64", "a list of scope values is accepted for scope_type 'path_prefix' only"],
+  ])("refuses %s for %s", (value, type, at, message) => {
+    const loaded = load(contract(value, type));
+    expect(loaded.policy).toBeNull();
+    const error = loaded.diagnostics.find((d) => d.code === "E_POLICY_CONTRACT_VALUE")!;
+    expect(`${error.line}:${error.column}`).toBe(at);
+    expect(error.message).toContain(message);
+  });
+});

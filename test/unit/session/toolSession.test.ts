@@ -69,6 +69,7 @@ function harness(
     verbose?: boolean;
     failWrites?: boolean;
     client?: string;
+    approvalWays?: ConstructorParameters<typeof ToolSession>[0]["approvalWays"];
   } = {},
 ): Harness {
   const events: AuditEvent[] = [];
@@ -94,6 +95,7 @@ function harness(
     verbose: options.verbose === true,
     approvalTimeoutMs: 120_000,
     log: (line) => void logs.push(line),
+    ...(options.approvalWays === undefined ? {} : { approvalWays: options.approvalWays }),
   });
   const cat = catalog(
     tool("read"),
@@ -487,5 +489,51 @@ tools:
       expect.stringContaining("'a__drop'"),
       expect.stringContaining("'b_only'"),
     ]);
+  });
+});
+
+describe("ToolSession: an E_APPROVAL_REQUIRED refusal says where the rule is and how to approve", () => {
+  const reasonOf = (step: CallStep): string =>
+    (step as unknown as { result: { structuredContent: { reason: string } } }).result.structuredContent
+      .reason;
+  const RULE = ". Required by p.yaml:5:23, tools.approval_required 'deploy'. To approve: ";
+  const ELICIT = "a client with MCP form elicitation (toolgate asks its person, who ticks 'approve')";
+
+  it("wrap, nobody can be asked: elicitation, or an artifact once wrap trusts a key", () => {
+    const h = harness({ approvalWays: { surface: "wrap" } });
+    const reason = reasonOf(
+      h.call("deploy", {}, { cannotAsk: "the client did not declare form-mode elicitation in initialize" }),
+    );
+    expect(reason).toBe(
+      "tool 'deploy' requires approval (tools.approval_required 'deploy'): the call carries no approval artifact (_meta.approval) and no person can be asked: the client did not declare form-mode elicitation in initialize" +
+        RULE +
+        ELICIT +
+        "; or an artifact from `toolgate approve --tool deploy …` in the call's params._meta.approval, once wrap trusts its key (--approval-key FILE or TOOLGATE_APPROVAL_SECRET; none is set)",
+    );
+    expect(h.events[0]).toMatchObject({ decision: "deny", code: "E_APPROVAL_REQUIRED", reason });
+  });
+
+  it("serve: the dashboard, running or not; a declined question says the same", () => {
+    const off = harness({ approvalWays: { surface: "serve", dashboard: false } });
+    expect(reasonOf(off.call("deploy", {}, { cannotAsk: "no elicitation" }))).toContain(
+      "; or the dashboard (start serve with --dashboard; a client that cannot ask then waits for an approver at /ui/approvals); or an artifact",
+    );
+    const on = harness({ approvalWays: { surface: "serve", dashboard: true } });
+    const asked = on.call("deploy", {}) as Extract<CallStep, { kind: "ask" }>;
+    const declined = reasonOf(asked.answered({ approved: false, outcome: "decline" }));
+    expect(declined).toMatch(
+      /^tool 'deploy' requires approval \(tools.approval_required 'deploy'\) and the person declined\. Required by p\.yaml:5:23/,
+    );
+    expect(declined).toContain(
+      "To approve: call again and approve it when asked; or an approver in the dashboard's /ui/approvals while the call waits; or an artifact",
+    );
+    expect(declined).toContain("approval_keys in config.yaml");
+  });
+
+  it("says nothing more without the surface's ways, and nothing for other refusals", () => {
+    const plain = harness();
+    expect(reasonOf(plain.call("deploy", {}, { cannotAsk: "no elicitation" }))).not.toContain("To approve");
+    const h = harness({ approvalWays: { surface: "wrap" } });
+    expect(reasonOf(h.call("read", { path: 1 }))).not.toContain("To approve");
   });
 });

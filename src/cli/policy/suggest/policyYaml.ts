@@ -47,11 +47,11 @@ export function suggestedPolicyYaml(suggestion: Suggestion, source: LogSource): 
   return lines.join("\n") + "\n";
 }
 
-function serverText(suggestion: Suggestion): string {
+export function serverText(suggestion: Suggestion): string {
   return suggestion.server === null ? "" : `, server ${quoted(suggestion.server)}`;
 }
 
-function digestLines(digests: ReadonlyArray<string | null>): string[] {
+export function digestLines(digests: ReadonlyArray<string | null>): string[] {
   if (digests.length === 0) return [];
   if (digests.length === 1) {
     return [

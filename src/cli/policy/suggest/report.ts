@@ -1,5 +1,7 @@
 import { printable } from "../../../engine/text/printable.js";
 import type { PolicyJudgement } from "./judge.js";
+import { addedNote, type Narrowed } from "./narrow.js";
+import { removedLines } from "./narrowedYaml.js";
 import { byCodeUnits, type Suggestion, type ToolUse } from "./tally.js";
 import { outcomeText, plural, quoted, ruleText, type LogSource } from "./text.js";
 
@@ -11,7 +13,7 @@ import { outcomeText, plural, quoted, ruleText, type LogSource } from "./text.js
 export function suggestReport(
   suggestion: Suggestion,
   source: LogSource,
-  judged?: { file: string; judgement: PolicyJudgement },
+  judged?: { file: string; judgement: PolicyJudgement; narrowed?: Narrowed },
 ): string {
   const uses = [...suggestion.allow, ...suggestion.hidden, ...suggestion.inexact];
   const lines = [
@@ -38,6 +40,7 @@ export function suggestReport(
       "nothing was called through the name rules of the policy in force: the suggested tools.allow is empty, which allows nothing",
     );
   }
+  if (judged?.narrowed !== undefined) lines.push(...narrowedLines(judged.file, judged.narrowed));
   return lines.join("\n") + "\n";
 }
 
@@ -88,4 +91,19 @@ function section(lines: string[], title: string, uses: readonly ToolUse[]): void
   if (uses.length === 0) return;
   lines.push(title);
   for (const use of uses) lines.push(`  ${printable(use.tool)} (${plural(use.calls, "call")})`);
+}
+
+/** With --policy: what the suggested policy keeps of it, adds to it and removes from it. */
+function narrowedLines(file: string, narrowed: Narrowed): string[] {
+  const name = printable(file);
+  const lines = [
+    `the suggested policy is ${name} with tools.allow narrowed to the tools called: its deny, approvals, scope, redaction, schemas and pins of the tools kept, its contracts, enforcement and limits are unchanged`,
+    ...removedLines(name, narrowed),
+  ];
+  if (narrowed.added.length > 0) {
+    lines.push(`added to tools.allow (called, but ${name} does not allow them):`);
+    for (const tool of narrowed.added)
+      lines.push(`  ${printable(tool)}${printable(addedNote(narrowed.policy, tool))}`);
+  }
+  return lines;
 }

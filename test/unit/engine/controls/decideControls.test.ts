@@ -114,3 +114,65 @@ describe("decideCall with controls", () => {
     expect(decide("other", { path: "/etc" })).toMatchObject({ decision: "allow", obligations: [] });
   });
 });
+
+describe("a refusal before the approval step says the approval that would have followed", () => {
+  const gated = `version: "2.0"
+tools:
+  allow: [write_file, read_file, loose]
+  approval_required: [write_file, loose]
+  restrict_scope: [write_file, read_file]
+  restrict_scope_contract: { scope_type: path_prefix, scope_value: /workspace, scope_match_mode: prefix }
+schemas:
+  write_file: { type: object, additionalProperties: false, required: [path, content], properties: { path: { type: string }, content: { type: string, maxLength: 4 } } }
+  read_file: { type: object, additionalProperties: false, required: [path], properties: { path: { type: string } } }
+enforcement:
+  unconstrained_tools: deny
+`;
+  const c = () => {
+    const { policy: p, diagnostics } = loadPolicyText("gated.yaml", gated);
+    if (p === null) throw new Error(diagnostics.map(formatDiagnostic).join("\n"));
+    return compilePolicy(p);
+  };
+  const decideGated = (tool: string, args: unknown): Decision =>
+    decideCall(c(), tool, { kind: "value", value: args }, counters, { canElicit: true });
+  const AHEAD =
+    "; the call would also need a person's approval (tools.approval_required 'write_file'), and nobody was asked about a call refused before that step";
+
+  it.each([
+    [
+      "the schema",
+      { path: "/workspace/a", content: "12345" },
+      "E_ARG_SCHEMA",
+      "/content must NOT have more than 4 characters",
+    ],
+    ["arguments that are no object", [], "E_ARG_SCHEMA", "arguments must be an object, got an array"],
+    [
+      "the scope",
+      { path: "/etc/passwd", content: "" },
+      "E_SCOPE_VIOLATION",
+      "/path \"/etc/passwd\" is '/etc/passwd', outside the scope '/workspace'",
+    ],
+  ] as const)(
+    "refused by %s: the reason says both, and still nobody is asked",
+    (_stage, args, code, first) => {
+      const d = decideGated("write_file", args);
+      expect(d).toMatchObject({ decision: "deny", code, obligations: [] });
+      expect(d.reason).toBe(`${first}${AHEAD}`);
+    },
+  );
+
+  it("a tool without a schema under unconstrained_tools: deny, too", () => {
+    expect(decideGated("loose", {}).reason).toBe(
+      "tool 'loose' has no schema and unconstrained tools are denied; the call would also need a person's approval (tools.approval_required 'loose'), and nobody was asked about a call refused before that step",
+    );
+  });
+
+  it("a tool that needs no approval is refused as before; an admitted call goes on to the person", () => {
+    expect(decideGated("read_file", { path: "/etc/passwd" }).reason).toBe(
+      "/path \"/etc/passwd\" is '/etc/passwd', outside the scope '/workspace'",
+    );
+    const admitted = decideGated("write_file", { path: "/workspace/a", content: "" });
+    expect(admitted.decision).toBe("allow");
+    expect(admitted.obligations[0]).toMatchObject({ kind: "approval_required", status: "pending" });
+  });
+});

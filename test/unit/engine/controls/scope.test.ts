@@ -123,6 +123,46 @@ describe("path_prefix against node's normalization", () => {
   });
 });
 
+describe("path_prefix with several roots (scope_value as a list)", () => {
+  const roots: ScopeContractInput = {
+    scopeType: "path_prefix",
+    scopeValue: "/work/a",
+    scopeValues: ["/work/a", "/srv/b"],
+    scopeMatchMode: "prefix",
+  };
+
+  it("admits a path inside any root, and nothing between or beside them", () => {
+    expect(checkScope(roots, "t", { path: "/work/a/x" })).toEqual([]);
+    expect(checkScope(roots, "t", { source: "/work/a/x", destination: "/srv/b/y" })).toEqual([]);
+    for (const path of ["/work", "/work/ab", "/srv/b/../c", "/work/a/../../srv"]) {
+      expect(checkScope(roots, "t", { path })).toHaveLength(1);
+    }
+    expect(checkScope(roots, "t", { path: "/etc/passwd" })[0]!.message).toBe(
+      `"/etc/passwd" is '/etc/passwd', outside the scope '/work/a' or '/srv/b'`,
+    );
+  });
+
+  it("with realpath, the written and the resolved path must each be inside one of them", () => {
+    const links: Record<string, string> = { "/work/a": "/real/a", "/srv/b": "/srv/b", "/srv/b/link": "/etc" };
+    const resolve = (p: string): string | null => links[p] ?? (p.startsWith("/real/") ? p : null);
+    const linked = { ...roots, realpath: true };
+    expect(checkScope(linked, "t", { path: "/work/a" }, undefined, resolve)).toEqual([]);
+    expect(checkScope(linked, "t", { path: "/srv/b/link" }, undefined, resolve)[0]!.message).toContain(
+      "resolves to '/etc', outside the scope",
+    );
+  });
+
+  it("a root that cannot be resolved contains nothing, and the others still do", () => {
+    const linked = { ...roots, realpath: true };
+    const resolve = (p: string): string | null => {
+      if (p.startsWith("/srv/b") || p === "/") return p;
+      throw new Error(`EACCES: ${p}`);
+    };
+    expect(checkScope(linked, "t", { path: "/srv/b/x" }, undefined, resolve)).toEqual([]);
+    expect(checkScope(linked, "t", { path: "/work/a/x" }, undefined, resolve)).toHaveLength(1);
+  });
+});
+
 describe("pathVariants", () => {
   it.each([
     ["/a/%2e%2e/b", 2],
