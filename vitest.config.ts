@@ -11,5 +11,6 @@ export default defineConfig({
     // Under a full run servers start slowly; a first tools/list waits for them (test/e2e/slowServers.test.ts
     // sets --list-wait itself to test the announcement of late servers).
     env: { TOOLGATE_LIST_WAIT: "60000" },
+    setupFiles: ["test/support/inheritListWait.ts"],
   },
 });

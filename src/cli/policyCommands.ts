@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll, formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import type { Policy } from "../engine/model/policy.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
@@ -206,7 +206,8 @@ export function validate(
   const { policy, diagnostics } = loadPolicyFile(file);
   const all = [...diagnostics];
   if (policy !== null) {
-    all.push(...lintPolicy(policy), ...gatewayNameDiagnostics(policy, servers));
+    appendAll(all, lintPolicy(policy));
+    appendAll(all, gatewayNameDiagnostics(policy, servers));
     for (const [tool, schema] of compilePolicy(policy).schemas) {
       if (schema.ok) continue;
       const at = policy.schemas[tool]?.at;

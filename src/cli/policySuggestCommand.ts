@@ -1,6 +1,7 @@
 import { closeSync } from "node:fs";
 import type { Command } from "commander";
 import { decodeUtf8, fileLines, openAuditForReading, type FileLine } from "../audit/auditFile.js";
+import { closestName } from "../engine/text/didYouMean.js";
 import { verifyChain } from "../audit/verifyChain.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
@@ -179,6 +180,14 @@ function readLog(file: string): LogRead {
   }
 }
 
+/** "did you mean 'fs'?" for a --server close to a server the log names, else the names. */
+function suggestServer(server: string, servers: readonly string[], listed: string): string {
+  const close = closestName(server, servers);
+  return close === undefined
+    ? `choose one of ${listed}`
+    : `did you mean '${close}'? (the log names ${listed})`;
+}
+
 function serverProblem(flags: SuggestFlags, problem: "several" | "unknown", servers: string[]): string {
   const listed = servers.map((s) => `'${s}'`).join(", ");
   if (problem === "several") {
@@ -193,6 +202,6 @@ function serverProblem(flags: SuggestFlags, problem: "several" | "unknown", serv
     servers.length === 0
       ? `--server '${flags.server}': ${flags.fromAudit} names no server (only serve's logs do)`
       : `--server '${flags.server}': no call in ${flags.fromAudit} is to that server; the log names ${listed}`,
-    servers.length === 0 ? "leave out --server" : `choose one of ${listed}`,
+    servers.length === 0 ? "leave out --server" : suggestServer(flags.server ?? "", servers, listed),
   );
 }

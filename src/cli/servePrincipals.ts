@@ -1,6 +1,6 @@
 import { loadConfigDir, sortDiagnostics } from "../config/configDir.js";
 import { loadTokensFile, MIN_TOKEN_LENGTH, tokenDigest } from "../config/tokensFile.js";
-import { formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll, formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import {
   localPrincipal,
   tokenPrincipal,
@@ -74,7 +74,10 @@ function fromTokensFile(file: string, loaded: LoadedContext, out: ServePrincipal
   const all: Diagnostic[] = [...diagnostics];
   const configOf = (selection: Parameters<typeof loadConfigDir>[1]) => {
     const dir = loadConfigDir(loaded.dir, selection);
-    all.push(...dir.diagnostics.filter((d) => d.severity === "error"));
+    appendAll(
+      all,
+      dir.diagnostics.filter((d) => d.severity === "error"),
+    );
     return dir.config;
   };
   for (const entry of principals) {

@@ -1,4 +1,4 @@
-import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
+import { unknownServerHint, type ConfigDir, type ContextSelection } from "../engine/model/configDir.js";
 import type { McpServerConfig } from "../engine/model/mcpServers.js";
 import { enabledServers, lookupServer } from "../engine/policy/enabledServers.js";
 
@@ -47,15 +47,12 @@ export function lookupEnabledServer(
     };
   }
   if (found.code === "E_UNKNOWN_SERVER") {
-    const known = config.mcp.servers.map((s) => s.name);
+    const servers = config.mcp.servers.map((s) => s.name);
     return {
       ok: false,
       code: found.code,
       message: found.message,
-      hint:
-        known.length === 0
-          ? `mcp.json (${config.mcp.file}) configures no servers`
-          : `configured servers: ${known.join(", ")}`,
+      hint: unknownServerHint(config, name, servers),
     };
   }
   return { ok: false, code: found.code, message: found.message };

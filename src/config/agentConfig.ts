@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll } from "../engine/model/diagnostics.js";
 import { parseServerSelection, parseToolsMap } from "./patternList.js";
 
 import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
@@ -27,7 +28,7 @@ export function parseAgentConfig(
     return { agent, diagnostics };
   }
   const fileKind = `agents/${name}/config.yaml`;
-  diagnostics.push(...unknownKeyWarnings(root, AGENT_FIELDS, fileKind));
+  appendAll(diagnostics, unknownKeyWarnings(root, AGENT_FIELDS, fileKind));
   const servers = entryOf(root, "mcp_servers");
   if (servers !== undefined) {
     agent.mcpServers = parseServerSelection(

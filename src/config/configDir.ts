@@ -6,6 +6,7 @@ import { checkAgent, checkGlobalConfig, checkRole, checkSession, checkSkill } fr
 import type { AgentFile, ConfigDir, ContextSelection } from "../engine/model/configDir.js";
 import { emptyGlobalConfig, parseConfigYaml } from "./configYaml.js";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll } from "../engine/model/diagnostics.js";
 import { parseGraphFile } from "./graphFile.js";
 import { parseMcpJson } from "./mcpJson.js";
 import { parseRoleFile } from "./roleFile.js";
@@ -119,7 +120,7 @@ export function loadConfigDir(
   } else {
     const parsed = parseMcpJson(mcpFile, mcpText);
     mcp = parsed.mcp;
-    diagnostics.push(...parsed.diagnostics);
+    appendAll(diagnostics, parsed.diagnostics);
   }
   const configFile = join(dir, "config.yaml");
   const configText = readText(configFile, diagnostics);
@@ -127,7 +128,7 @@ export function loadConfigDir(
   if (configText !== null) {
     const parsed = parseConfigYaml(configFile, configText);
     global = parsed.config;
-    diagnostics.push(...parsed.diagnostics);
+    appendAll(diagnostics, parsed.diagnostics);
   }
   let config: ConfigDir = {
     dir,
@@ -138,11 +139,11 @@ export function loadConfigDir(
     sessions: new Map(),
     skills: new Map(),
   };
-  diagnostics.push(...checkGlobalConfig(config));
+  appendAll(diagnostics, checkGlobalConfig(config));
 
   const add = (r: LoadResult): void => {
     config = r.config;
-    diagnostics.push(...r.diagnostics);
+    appendAll(diagnostics, r.diagnostics);
   };
   if (selection.role !== undefined) add(loadRole(config, selection.role));
   if (selection.agent !== undefined) add(loadAgent(config, selection.agent));
@@ -150,7 +151,7 @@ export function loadConfigDir(
     add(loadSession(config, selection.session, { mustExist: options.newSessions !== true }));
   }
   for (const skill of new Set(selection.skills)) add(loadSkill(config, skill));
-  diagnostics.push(...selectionProblems(config, selection));
+  appendAll(diagnostics, selectionProblems(config, selection));
   return { config, diagnostics: sortDiagnostics(diagnostics) };
 }
 
@@ -205,10 +206,10 @@ export function loadAgent(config: ConfigDir, name: string): LoadResult {
   if (graphText !== null) {
     const parsed = parseGraphFile(name, graphFile, graphText);
     agent = parsed.graph;
-    diagnostics.push(...parsed.diagnostics);
+    appendAll(diagnostics, parsed.diagnostics);
     if (configText !== null) {
       const side = parseAgentConfig(name, configFile, configText);
-      diagnostics.push(...side.diagnostics);
+      appendAll(diagnostics, side.diagnostics);
       if (side.agent.mcpServers !== null || side.agent.mcpTools !== null) {
         diagnostics.push(
           fileProblem(
@@ -223,7 +224,7 @@ export function loadAgent(config: ConfigDir, name: string): LoadResult {
   } else if (configText !== null) {
     const parsed = parseAgentConfig(name, configFile, configText);
     agent = parsed.agent;
-    diagnostics.push(...parsed.diagnostics);
+    appendAll(diagnostics, parsed.diagnostics);
   } else {
     if (diagnostics.length === 0) {
       diagnostics.push(

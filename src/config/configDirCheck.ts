@@ -12,8 +12,9 @@ import {
   isKnownServerName,
   serversNamedBy,
   serversOfSelection,
+  unknownServerHint,
 } from "../engine/model/configDir.js";
-import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll, diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
 import type { NameRef, ServerSelection, ToolsMap } from "../engine/model/patternLists.js";
 import type { SourceRef } from "../engine/model/source.js";
 
@@ -22,15 +23,17 @@ import type { SourceRef } from "../engine/model/source.js";
  * config.yaml, the graph validator, and skill entries against the servers the skill enables. Pure.
  */
 
-function warning(code: ToolgateCode, message: string, at: SourceRef): Diagnostic {
-  return diagnosticAt("warning", code, at, message);
+function warning(code: ToolgateCode, message: string, at: SourceRef, hint?: string): Diagnostic {
+  return diagnosticAt("warning", code, at, message, hint);
 }
 
-function unknownName(name: string, at: SourceRef, effect: string): Diagnostic {
+/** An unknown server name, with "did you mean" when a configured server or alias is close to it. */
+function unknownName(config: ConfigDir, name: string, at: SourceRef, effect: string): Diagnostic {
   return warning(
     "W_UNKNOWN_SERVER",
     `'${name}' is neither an MCP server in mcp.json nor a mapping_mcp_servers alias; ${effect}`,
     at,
+    unknownServerHint(config, name),
   );
 }
 
@@ -38,14 +41,14 @@ function checkSelectionNames(config: ConfigDir, selection: ServerSelection | nul
   if (selection === null || selection.all) return [];
   return selection.names
     .filter((n) => !isKnownServerName(config, n.name))
-    .map((n) => unknownName(n.name, n.at, "it enables nothing"));
+    .map((n) => unknownName(config, n.name, n.at, "it enables nothing"));
 }
 
 function checkMapKeys(config: ConfigDir, map: ToolsMap | null): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const e of map ?? []) {
     if (e.keyAt !== null && !isKnownServerName(config, e.key))
-      out.push(unknownName(e.key, e.keyAt, "this entry has no effect"));
+      out.push(unknownName(config, e.key, e.keyAt, "this entry has no effect"));
   }
   return out;
 }
@@ -73,12 +76,19 @@ export function checkGlobalConfig(config: ConfigDir): Diagnostic[] {
             ? `alias '${a.alias}' maps to alias '${target.name}', but aliases do not nest; list its servers instead`
             : `alias '${a.alias}' maps to '${target.name}', which is not an MCP server in mcp.json`,
           target.at,
+          nested
+            ? undefined
+            : unknownServerHint(
+                config,
+                target.name,
+                config.mcp.servers.map((s) => s.name),
+              ),
         ),
       );
     }
   }
-  out.push(...checkSelectionNames(config, config.global.enabledMcpServers));
-  out.push(...checkMapKeys(config, config.global.mcpTools));
+  appendAll(out, checkSelectionNames(config, config.global.enabledMcpServers));
+  appendAll(out, checkMapKeys(config, config.global.mcpTools));
   return out;
 }
 
@@ -159,18 +169,24 @@ function checkGraph(config: ConfigDir, graph: GraphAgentFile): Diagnostic[] {
             "W_GRAPH_SERVER_NOT_ENABLED",
             `node '${node.id}' lists 'mcp:${s.name}', but this graph does not enable MCP server '${s.name}' (mcp_servers)`,
             s.at,
+            isKnownServerName(config, s.name) ? undefined : unknownServerHint(config, s.name),
           ),
         );
       }
     }
     for (const e of node.mcpTools ?? []) {
       if (e.keyAt === null || isEnabled(e.key)) continue;
-      out.push({
-        severity: "error",
-        code: "E_GRAPH_SERVER_NOT_ENABLED",
-        message: graphServerNotEnabledMessage(e.key),
-        ...e.keyAt,
-      });
+      // A name no server has: say which configured one it is closest to.
+      const hint = isKnownServerName(config, e.key) ? undefined : unknownServerHint(config, e.key);
+      out.push(
+        diagnosticAt(
+          "error",
+          "E_GRAPH_SERVER_NOT_ENABLED",
+          e.keyAt,
+          graphServerNotEnabledMessage(e.key),
+          hint,
+        ),
+      );
     }
   }
   return out;

@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll } from "../engine/model/diagnostics.js";
 import { parseServerSelection, parseToolsMap } from "./patternList.js";
 
 import type { SourceNode, SourceRef } from "../engine/model/source.js";
@@ -90,7 +91,7 @@ export function parseConfigYaml(
     });
     return { config, diagnostics };
   }
-  diagnostics.push(...unknownKeyWarnings(root, CONFIG_YAML_FIELDS, "config.yaml"));
+  appendAll(diagnostics, unknownKeyWarnings(root, CONFIG_YAML_FIELDS, "config.yaml"));
   const enabled = entryOf(root, "enabled_mcp_servers");
   if (enabled !== undefined) {
     config.enabledMcpServers = parseServerSelection(

@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll } from "../engine/model/diagnostics.js";
 import { parseServerSelection, parseToolsMap } from "./patternList.js";
 import type { ServerSelection, ToolsMap } from "../engine/model/patternLists.js";
 import { describeKind, entryOf, parseFrontMatter, unknownKeyWarnings } from "./sourceTree.js";
@@ -33,7 +34,7 @@ export function parseFrontMatterMcp(
     });
     return { settings, diagnostics };
   }
-  diagnostics.push(...unknownKeyWarnings(root, knownFields, `the front matter of ${fileKind}`));
+  appendAll(diagnostics, unknownKeyWarnings(root, knownFields, `the front matter of ${fileKind}`));
   const enabled = entryOf(root, "enabled_mcp_servers");
   if (enabled !== undefined) {
     settings.enabledMcpServers = parseServerSelection(

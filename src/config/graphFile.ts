@@ -1,4 +1,5 @@
 import type { Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll } from "../engine/model/diagnostics.js";
 import { parseServerSelection, parseToolsMap } from "./patternList.js";
 import type { NameRef } from "../engine/model/patternLists.js";
 import type { SourceRef, SourceNode } from "../engine/model/source.js";
@@ -56,7 +57,7 @@ function parseNode(
     });
     return null;
   }
-  diagnostics.push(...unknownKeyWarnings(node, GRAPH_NODE_FIELDS, `node '${id}' of ${fileKind}`));
+  appendAll(diagnostics, unknownKeyWarnings(node, GRAPH_NODE_FIELDS, `node '${id}' of ${fileKind}`));
   const out: GraphNode = {
     id,
     at,
@@ -124,7 +125,7 @@ export function parseGraphFile(
     return { graph, diagnostics };
   }
   const fileKind = `agents/${name}/graph.yaml`;
-  diagnostics.push(...unknownKeyWarnings(root, GRAPH_FIELDS, fileKind));
+  appendAll(diagnostics, unknownKeyWarnings(root, GRAPH_FIELDS, fileKind));
   const servers = entryOf(root, "mcp_servers");
   if (servers !== undefined) {
     graph.mcpServers = parseServerSelection(

@@ -1,19 +1,37 @@
-import { parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
+import { createScanner, parseTree, printParseErrorCode, type Node, type ParseError } from "jsonc-parser";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
 import type { SourceEntry, SourceNode, SourceRef } from "../engine/model/source.js";
 import { childPath, type SourceParseResult } from "./sourceTree.js";
+import { MAX_NESTING, tooDeep, tooLarge } from "./textBounds.js";
+
+export interface JsoncSourceOptions {
+  /**
+   * No size bound: for a client's own configuration file, which toolgate edits but nobody writes for it
+   * (Claude Code keeps its history in ~/.claude.json, reported at 65–100 MB). Depth is bounded still.
+   */
+  anySize?: boolean;
+}
 
 /**
  * JSON as MCP clients accept it in their configuration files (JSONC: `//` and `/* … *\/` comments, trailing
  * commas; Claude Desktop, Cursor and VS Code files often have both), read into the same {@link SourceNode}
  * tree as YAML, so every value keeps its file, line, column and field path. Errors are said in JSON's
  * words at the exact line and column ("expected ',' or '}' after a member"). A key given twice is an
- * error, never last-one-wins.
+ * error, never last-one-wins. Nesting is bounded (E_TOO_DEEP), and so is size (E_FILE_TOO_LARGE) unless
+ * `anySize`.
  */
-export function parseJsoncSource(file: string, text: string): SourceParseResult {
+export function parseJsoncSource(
+  file: string,
+  text: string,
+  options: JsoncSourceOptions = {},
+): SourceParseResult {
   const body = text.replace(/^\uFEFF/, "");
   const offsetOf = lineStarts(body);
   const where = (offset: number) => position(offsetOf, offset);
+  const large = options.anySize === true ? null : tooLarge(file, body);
+  if (large !== null) return { root: null, diagnostics: [large] };
+  const deep = tooDeepAt(body);
+  if (deep !== null) return { root: null, diagnostics: [tooDeep(file, where(deep))] };
   const errors: ParseError[] = [];
   const tree = parseTree(body, errors, {
     allowTrailingComma: true,
@@ -86,6 +104,30 @@ export function parseJsoncSource(file: string, text: string): SourceParseResult 
   };
   const root = build(tree, "", 0);
   return { root: diagnostics.some((d) => d.severity === "error") ? null : root, diagnostics };
+}
+
+/** jsonc-parser's SyntaxKind values (a const enum, which this build cannot import). */
+const OPEN_BRACE = 1;
+const CLOSE_BRACE = 2;
+const OPEN_BRACKET = 3;
+const CLOSE_BRACKET = 4;
+const EOF = 17;
+
+/**
+ * The offset of the first `[` or `{` nested deeper than MAX_NESTING, or null. parseTree recurses once per
+ * level and runs out of stack near 10,000; its scanner (strings and comments understood) is a loop.
+ */
+function tooDeepAt(text: string): number | null {
+  const scanner = createScanner(text, true);
+  let depth = 0;
+  for (let kind: number = scanner.scan(); kind !== EOF; kind = scanner.scan()) {
+    if (kind === OPEN_BRACE || kind === OPEN_BRACKET) {
+      if (++depth > MAX_NESTING) return scanner.getTokenOffset();
+    } else if (kind === CLOSE_BRACE || kind === CLOSE_BRACKET) {
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  return null;
 }
 
 /** jsonc-parser's error names, said as a person would. */

@@ -1,5 +1,5 @@
 import type { ToolgateCode } from "../engine/model/codes.js";
-import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll, diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
 import { patternsFromSeq } from "./patternList.js";
 import type { PatternSource } from "../engine/model/patternLists.js";
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
@@ -205,7 +205,7 @@ function parseServer(
     }
   }
 
-  diagnostics.push(...unknownKeyWarnings(node, ALL_FIELDS, `server '${name}'`));
+  appendAll(diagnostics, unknownKeyWarnings(node, ALL_FIELDS, `server '${name}'`));
   const own: readonly string[] = transport === "stdio" ? STDIO_FIELDS : REMOTE_FIELDS;
   for (const e of node.entries) {
     if (ALL_FIELDS.includes(e.key) && !own.includes(e.key)) {
@@ -337,7 +337,7 @@ export function parseMcpJson(file: string, text: string): McpJsonResult {
     );
     return { mcp, diagnostics };
   }
-  diagnostics.push(...unknownKeyWarnings(root, ["mcpServers", "servers", "inputs"], "mcp.json"));
+  appendAll(diagnostics, unknownKeyWarnings(root, ["mcpServers", "servers", "inputs"], "mcp.json"));
   const claude = entryOf(root, "mcpServers");
   const vscode = entryOf(root, "servers");
   if (claude !== undefined && vscode !== undefined) {

@@ -9,6 +9,7 @@ import type {
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
 import type { PolicyReader } from "./policyReader.js";
 import { entryOf, unknownKeyWarnings } from "./sourceTree.js";
+import { appendAll } from "../engine/model/diagnostics.js";
 
 /**
  * `tools.restrict_scope_contract` and `tools.redact_args_contract`. Values outside the accepted sets are
@@ -36,7 +37,7 @@ export function defaultRedactContract(at: SourceRef): RedactContract {
 }
 
 export function readScopeContract(r: PolicyReader, map: SourceMap): ScopeContract | undefined {
-  r.diagnostics.push(...unknownKeyWarnings(map, SCOPE_FIELDS, "tools.restrict_scope_contract"));
+  appendAll(r.diagnostics, unknownKeyWarnings(map, SCOPE_FIELDS, "tools.restrict_scope_contract"));
   const typeNode = r.required(map, "scope_type");
   const valueNode = r.required(map, "scope_value");
   const modeNode = r.required(map, "scope_match_mode");
@@ -155,7 +156,7 @@ function readScopeValues(
 }
 
 export function readRedactContract(r: PolicyReader, map: SourceMap): RedactContract | undefined {
-  r.diagnostics.push(...unknownKeyWarnings(map, REDACT_FIELDS, "tools.redact_args_contract"));
+  appendAll(r.diagnostics, unknownKeyWarnings(map, REDACT_FIELDS, "tools.redact_args_contract"));
   const targetNode = r.required(map, "redaction_target");
   const modeNode = r.required(map, "redaction_mode");
   const scopeNode = r.required(map, "redaction_scope");

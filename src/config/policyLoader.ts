@@ -2,7 +2,7 @@ import type { ToolgateCode } from "../engine/model/codes.js";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import { hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import { defaultRedactContract, readRedactContract, readScopeContract } from "./policyContracts.js";
 import type {
   PatternEntry,
@@ -120,7 +120,7 @@ function parsePolicy(file: string, text: string, digest: string): PolicyLoadResu
     };
   }
   const r = new PolicyReader();
-  r.diagnostics.push(...parsed.diagnostics);
+  appendAll(r.diagnostics, parsed.diagnostics);
   if (root.kind !== "map") {
     r.typeError(root, "a map of policy fields");
     return { policy: null, diagnostics: r.diagnostics };
@@ -255,7 +255,7 @@ function readTools(r: PolicyReader, root: SourceMap): ToolsSection {
   const map = r.map(entryOf(root, "tools")?.value, "tool rules");
   const out: ToolsSection = {};
   if (map === undefined) return out;
-  r.diagnostics.push(...unknownKeyWarnings(without(map, UNSUPPORTED_TOOLS), TOOLS_FIELDS, "tools"));
+  appendAll(r.diagnostics, unknownKeyWarnings(without(map, UNSUPPORTED_TOOLS), TOOLS_FIELDS, "tools"));
   refuseUnsupported(r, map, UNSUPPORTED_TOOLS);
 
   const list = (key: string, allowNull: boolean) => {
@@ -319,7 +319,7 @@ function readEnforcement(r: PolicyReader, root: SourceMap): Policy["enforcement"
   };
   const map = r.map(entryOf(root, "enforcement")?.value, "enforcement settings");
   if (map === undefined) return out;
-  r.diagnostics.push(...unknownKeyWarnings(map, ENFORCEMENT_FIELDS, "enforcement"));
+  appendAll(r.diagnostics, unknownKeyWarnings(map, ENFORCEMENT_FIELDS, "enforcement"));
   const field = (key: string) => entryOf(map, key)?.value;
   const unconstrained = field("unconstrained_tools");
   const denied = field("denied_tools");
@@ -335,7 +335,7 @@ function readLimits(r: PolicyReader, root: SourceMap): Policy["limits"] {
   const out: Policy["limits"] = {};
   const map = r.map(entryOf(root, "limits")?.value, "limits");
   if (map === undefined) return out;
-  r.diagnostics.push(...unknownKeyWarnings(map, LIMIT_FIELDS, "limits"));
+  appendAll(r.diagnostics, unknownKeyWarnings(map, LIMIT_FIELDS, "limits"));
   const requests = entryOf(map, "max_requests_total");
   const calls = entryOf(map, "max_tool_calls_total");
   const maxRequests = requests && r.nonNegativeInteger(requests.value);

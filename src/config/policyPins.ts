@@ -2,6 +2,7 @@ import type { ToolPin } from "../engine/model/policy.js";
 import type { PolicyReader } from "./policyReader.js";
 import { entryOf, unknownKeyWarnings } from "./sourceTree.js";
 import type { SourceMap, SourceNode } from "../engine/model/source.js";
+import { appendAll } from "../engine/model/diagnostics.js";
 
 const PIN_FIELDS = ["server_id", "tool_name", "schema_hash", "meta_hash", "exact_schema_hash"] as const;
 const SHA256_HEX = /^[0-9a-f]{64}$/;
@@ -17,7 +18,7 @@ export function readToolPins(r: PolicyReader, pins: SourceMap): ToolPin[] {
       }
       continue;
     }
-    r.diagnostics.push(...unknownKeyWarnings(map, PIN_FIELDS, `tool_pins.${entry.key}`));
+    appendAll(r.diagnostics, unknownKeyWarnings(map, PIN_FIELDS, `tool_pins.${entry.key}`));
     const toolNameNode = r.required(map, "tool_name");
     const toolName = toolNameNode && r.nonEmptyString(toolNameNode, "a tool name");
     const schemaHashNode = r.required(map, "schema_hash");

@@ -2,6 +2,7 @@ import type { ToolSchemaEntry } from "../engine/model/policy.js";
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
 import { isNull, type PolicyReader } from "./policyReader.js";
 import { entryOf, unknownKeyWarnings } from "./sourceTree.js";
+import { appendAll } from "../engine/model/diagnostics.js";
 
 /**
  * v1 `constraints`, in either shape assay reads:
@@ -25,7 +26,7 @@ export function readV1Constraints(r: PolicyReader, node: SourceNode): ToolSchema
         r.typeError(item, "a constraint (a map with 'tool' and 'params')");
         continue;
       }
-      r.diagnostics.push(...unknownKeyWarnings(item, ["tool", "params"], "a v1 constraint"));
+      appendAll(r.diagnostics, unknownKeyWarnings(item, ["tool", "params"], "a v1 constraint"));
       const toolNode = r.required(item, "tool");
       const tool = toolNode && r.nonEmptyString(toolNode, "a tool name");
       const paramsNode = r.required(item, "params");

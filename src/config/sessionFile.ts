@@ -1,10 +1,12 @@
-import { isMap, parseDocument } from "yaml";
+import { isMap } from "yaml";
 import { ToolgateError } from "../engine/errors.js";
 import { whitelistPatternProblem } from "../engine/patterns/index.js";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll } from "../engine/model/diagnostics.js";
 import { parseToolsMap } from "./patternList.js";
 import type { ToolsMap } from "../engine/model/patternLists.js";
 import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
+import { composeYaml } from "./yamlCompose.js";
 import type { SessionFile } from "../engine/model/configDir.js";
 
 export const SESSION_FIELDS = ["mcp_tools"] as const;
@@ -34,7 +36,7 @@ export function parseSessionFile(
     return { session, diagnostics };
   }
   const fileKind = `sessions/${name}.yaml`;
-  diagnostics.push(...unknownKeyWarnings(root, SESSION_FIELDS, fileKind));
+  appendAll(diagnostics, unknownKeyWarnings(root, SESSION_FIELDS, fileKind));
   const tools = entryOf(root, "mcp_tools");
   if (tools !== undefined) {
     session.mcpTools = parseToolsMap(
@@ -54,7 +56,11 @@ export function parseSessionFile(
  * that would turn into a valid pattern once written back as text (which would widen what it allows).
  */
 export function serializeSessionFile(previousText: string | null, map: ToolsMap | null): string {
-  const doc = parseDocument(previousText ?? "", { uniqueKeys: true });
+  const composed = composeYaml(previousText ?? "");
+  if (!composed.ok) {
+    throw new ToolgateError("E_SESSION_WRITE", "cannot update the session file: it nests too deep");
+  }
+  const doc = composed.doc;
   if (doc.errors.length > 0) {
     throw new ToolgateError(
       "E_SESSION_WRITE",
@@ -92,6 +98,33 @@ export function serializeSessionFile(previousText: string | null, map: ToolsMap 
     if (doc.contents === null) doc.contents = doc.createNode({}) as never;
     doc.set("mcp_tools", node);
   }
-  if (doc.contents === null || (isMap(doc.contents) && doc.contents.items.length === 0)) return "{}\n";
-  return doc.toString();
+  const text =
+    doc.contents === null || (isMap(doc.contents) && doc.contents.items.length === 0)
+      ? "{}\n"
+      : doc.toString();
+  checkWritten(text, map);
+  return text;
+}
+
+/** The map as names and pattern texts, to compare what was set with what the file would say. */
+function mapText(map: ToolsMap | null): string {
+  return JSON.stringify((map ?? []).map((e) => [e.key, e.patterns.map((p) => p.source)]));
+}
+
+/**
+ * Reads the new text back as the loader will, so a file is never written that says something else than was
+ * set or does not load: e.g. `mcp_tools` merged from an anchored map (`<<: *base`), which a written key
+ * would override (E_MERGE_OVERRIDE) and a removed one would leave in force.
+ */
+function checkWritten(text: string, map: ToolsMap | null): void {
+  const back = parseSessionFile("session", "the session file", text);
+  const problem = back.diagnostics.find((d) => d.severity === "error");
+  if (problem === undefined && mapText(back.session.mcpTools) === mapText(map)) return;
+  throw new ToolgateError(
+    "E_SESSION_WRITE",
+    problem === undefined
+      ? "cannot update the session file: its mcp_tools would not say what was set (it comes from a merged map, <<)"
+      : `cannot update the session file: it would not load (${problem.code}: ${problem.message})`,
+    "edit the session file by hand, or give mcp_tools in it directly rather than through <<",
+  );
 }

@@ -1,7 +1,13 @@
 import { numberOf } from "../engine/json/jsonNumber.js";
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { LineCounter, type Node } from "yaml";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
-import type { SourceRef, SourceNode, SourceMap, SourceEntry, SourceScalar } from "../engine/model/source.js";
+import type { SourceNode, SourceMap, SourceEntry } from "../engine/model/source.js";
+import { closestName } from "../engine/text/didYouMean.js";
+import { TreeBuilder } from "./sourceTreeBuilder.js";
+import { tooDeep, tooLarge } from "./textBounds.js";
+import { composeYaml } from "./yamlCompose.js";
+
+export { childPath } from "./sourceTreeBuilder.js";
 
 /**
  * A parsed YAML or JSON document in which every value remembers its file, line, column and field path,
@@ -19,7 +25,11 @@ export interface SourceParseOptions {
   lineOffset?: number;
 }
 
-/** Parses YAML (and therefore JSON) text into a {@link SourceNode} tree. Duplicate keys are errors. */
+/**
+ * Parses YAML (and therefore JSON) text into a {@link SourceNode} tree. Duplicate keys are errors; nesting
+ * deeper than 256 levels is refused before the parser recurses (yamlCompose.ts); merge keys (`<<`) are
+ * applied, and a merged setting is never overridden (sourceTreeBuilder.ts).
+ */
 export function parseYamlSource(
   file: string,
   text: string,
@@ -27,12 +37,16 @@ export function parseYamlSource(
 ): SourceParseResult {
   const lineOffset = options.lineOffset ?? 0;
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true });
-  const diagnostics: Diagnostic[] = [];
   const where = (offset: number): { line: number; column: number } => {
     const pos = lineCounter.linePos(offset);
     return { line: pos.line + lineOffset, column: pos.col };
   };
+  const large = tooLarge(file, text);
+  if (large !== null) return { root: null, diagnostics: [large] };
+  const composed = composeYaml(text, lineCounter);
+  if (!composed.ok) return { root: null, diagnostics: [tooDeep(file, where(composed.tooDeepAt))] };
+  const doc = composed.doc;
+  const diagnostics: Diagnostic[] = [];
   for (const e of doc.errors) {
     const { line, column } = where(e.pos[0]);
     diagnostics.push({
@@ -48,7 +62,7 @@ export function parseYamlSource(
   if (diagnostics.length > 0) return { root: null, diagnostics };
   const builder = new TreeBuilder(file, doc, where, diagnostics);
   const root = doc.contents === null ? null : builder.build(doc.contents as Node, "");
-  return { root, diagnostics };
+  return { root: builder.duplicate ? null : root, diagnostics };
 }
 
 /** Splits Markdown with a `---` YAML front-matter block; the YAML keeps its line numbers in the file. */
@@ -163,7 +177,7 @@ export function unknownKeyWarnings(map: SourceMap, known: readonly string[], wha
   const out: Diagnostic[] = [];
   for (const e of map.entries) {
     if (known.includes(e.key)) continue;
-    const close = closest(e.key, known);
+    const close = closestName(e.key, known);
     out.push({
       severity: "warning",
       code: "W_UNKNOWN_FIELD",
@@ -178,12 +192,6 @@ export function unknownKeyWarnings(map: SourceMap, known: readonly string[], wha
   return out;
 }
 
-export function childPath(parent: string, key: string | number): string {
-  if (typeof key === "number") return `${parent}[${key}]`;
-  const safe = /^[A-Za-z_$][\w$-]*$/.test(key) ? key : JSON.stringify(key);
-  return parent === "" ? safe : `${parent}.${safe}`;
-}
-
 export function describeKind(node: SourceNode): string {
   if (node.kind === "map") return "a map";
   if (node.kind === "seq") return "a list";
@@ -191,135 +199,7 @@ export function describeKind(node: SourceNode): string {
   return `a ${typeof node.value} (${node.raw})`;
 }
 
-/** Aliases expanded per document; bounds the "billion laughs" blow-up of nested aliases. */
-const MAX_ALIAS_EXPANSIONS = 100;
-
-class TreeBuilder {
-  private aliasExpansions = 0;
-
-  constructor(
-    private readonly file: string,
-    private readonly doc: Document,
-    private readonly where: (offset: number) => { line: number; column: number },
-    private readonly diagnostics: Diagnostic[],
-  ) {}
-
-  build(node: Node, path: string, depth = 0): SourceNode {
-    const at = this.ref(node, path);
-    if (depth > 256) {
-      this.diagnostics.push({
-        severity: "error",
-        code: "E_TOO_DEEP",
-        message: "nesting deeper than 256 levels",
-        ...at,
-      });
-      return { kind: "scalar", value: null, raw: "", quoted: false, at };
-    }
-    if (isAlias(node)) {
-      if (++this.aliasExpansions > MAX_ALIAS_EXPANSIONS) {
-        this.diagnostics.push({
-          severity: "error",
-          code: "E_TOO_MANY_ALIASES",
-          message: `more than ${MAX_ALIAS_EXPANSIONS} YAML aliases expanded`,
-          ...at,
-        });
-        return { kind: "scalar", value: null, raw: "", quoted: false, at };
-      }
-      const target = node.resolve(this.doc);
-      if (target === undefined) return { kind: "scalar", value: null, raw: "", quoted: false, at };
-      return this.build(target as Node, path, depth + 1);
-    }
-    if (isMap(node)) {
-      const entries: SourceEntry[] = [];
-      for (const pair of node.items) {
-        const keyNode = pair.key as Node | null;
-        const keyValue = isScalar(keyNode) ? keyNode.value : undefined;
-        const key = keyValue === null || keyValue === undefined ? "" : String(keyValue);
-        const entryPath = childPath(path, key);
-        const keyAt = keyNode ? this.ref(keyNode, entryPath) : at;
-        if (!isScalar(keyNode)) {
-          this.diagnostics.push({
-            severity: "error",
-            code: "E_FIELD_TYPE",
-            message: "map keys must be plain strings",
-            ...keyAt,
-          });
-          continue;
-        }
-        const valueNode = pair.value as Node | null;
-        const value: SourceNode =
-          valueNode === null
-            ? { kind: "scalar", value: null, raw: "", quoted: false, at: { ...keyAt } }
-            : this.build(valueNode, entryPath, depth + 1);
-        entries.push({ key, keyAt, value });
-      }
-      return { kind: "map", entries, at };
-    }
-    if (isSeq(node)) {
-      const items = node.items.map((item, i) =>
-        item === null
-          ? ({
-              kind: "scalar",
-              value: null,
-              raw: "",
-              quoted: false,
-              at: this.ref(node, childPath(path, i)),
-            } as SourceScalar)
-          : this.build(item as Node, childPath(path, i), depth + 1),
-      );
-      return { kind: "seq", items, at };
-    }
-    if (isScalar(node)) {
-      const v = node.value;
-      const value =
-        v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean"
-          ? v
-          : typeof v === "bigint"
-            ? Number(v)
-            : String(v);
-      const raw = node.source ?? (node.range ? "" : String(v));
-      const quoted = node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE";
-      return { kind: "scalar", value, raw: raw === "" ? String(v ?? "") : raw, quoted, at };
-    }
-    return { kind: "scalar", value: null, raw: "", quoted: false, at };
-  }
-
-  private ref(node: Node, path: string): SourceRef {
-    const offset = node.range?.[0] ?? 0;
-    const { line, column } = this.where(offset);
-    return { file: this.file, path, line, column };
-  }
-}
-
 function firstLine(s: string): string {
   const line = s.split("\n")[0] ?? s;
   return line.replace(/ at line \d+, column \d+:?$/, "");
-}
-
-/** The known name closest to `word` by edit distance, when it is plausibly a typo of it. */
-function closest(word: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const k of known) {
-    const d = editDistance(word.toLowerCase(), k.toLowerCase());
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  return bestDistance <= Math.max(2, Math.floor(word.length / 4)) ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = row[j]!;
-      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return row[b.length]!;
 }

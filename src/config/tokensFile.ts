@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import type { ClaimMatch } from "../engine/model/claims.js";
 import type { ContextSelection } from "../engine/model/configDir.js";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
+import { appendAll } from "../engine/model/diagnostics.js";
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
 import type { PrincipalRights } from "../engine/model/principal.js";
 import { describeKind, parseYamlSource } from "./sourceTree.js";
@@ -328,7 +329,7 @@ export function parseTokensFile(
   if (root.items.length === 0) {
     diagnostics.push(error("E_TOKENS_EMPTY", "the tokens file lists no tokens", root.at));
   }
-  diagnostics.push(...checkApprovesNames(read, new Set(named.keys())));
+  appendAll(diagnostics, checkApprovesNames(read, new Set(named.keys())));
   return { entries, principals, diagnostics };
 }
 

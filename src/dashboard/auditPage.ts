@@ -1,3 +1,4 @@
+import { digestCode } from "./digest.js";
 import { markup, type SafeHtml } from "./html.js";
 import type { AuditQuery, FoundEvent, LogStatus, SearchResult } from "./auditLogs.js";
 
@@ -29,13 +30,13 @@ function statusCell(s: LogStatus): SafeHtml {
   const r = s.report;
   if (r.ok) {
     return markup`<td class="status-ok">OK</td>
-      <td>${count(r.events)}, every link holds (seq 1..${r.last_seq}); head <code>${r.head}</code></td>`;
+      <td>${count(r.events)}, every link holds (seq 1..${r.last_seq}); head ${digestCode(r.head)}</td>`;
   }
   const b = r.break;
   const links =
     b.expected_prev === undefined
       ? null
-      : markup`<br /><span class="meta">line ${b.detected_at}: expected prev <code>${b.expected_prev}</code>, found <code>${b.found_prev ?? ""}</code></span>`;
+      : markup`<br /><span class="meta">line ${b.detected_at}: expected prev ${digestCode(b.expected_prev)}, found ${digestCode(b.found_prev ?? "")}</span>`;
   const verified = `${count(r.events)} verified before the break; events from line ${b.line} on are not vouched for`;
   return markup`<td class="status-broken">BROKEN at line ${b.line} (${b.kind})</td>
     <td>${b.message}${links}<br /><span class="meta">${verified}</span></td>`;
@@ -115,11 +116,11 @@ function eventRow(found: FoundEvent, logs: readonly LogStatus[]): SafeHtml {
     ? markup` class="untrusted" title="after the break in this log's chain: not vouched for"`
     : "";
   return markup`<tr${flag} data-line="${found.line}">
-<td>${found.log + 1}:${found.line}${untrusted && " ⚠"}</td><td class="mono">${text(e["time"])}</td><td>${text(e["event"])}</td>
+<td class="nowrap">${found.log + 1}:${found.line}${untrusted && " ⚠"}</td><td class="mono nowrap">${text(e["time"])}</td><td class="nowrap">${text(e["event"])}</td>
 <td class="mono">${list ? `${text(e["shown"])} shown, ${text(e["hidden"])} hidden` : text(e["tool"])}</td>
-<td>${text(e["server"])}</td><td>${text(e["client"])}</td><td>${text(e["decision"])}</td><td><code>${text(e["code"])}</code></td>
-<td>${ruleText(e["rule"])}</td><td>${text(e["reason"])}</td>
-<td class="mono">${typeof digest === "string" ? digest : digest === null ? "(no arguments)" : ""}</td></tr>`;
+<td>${text(e["server"])}</td><td>${text(e["client"])}</td><td class="nowrap">${text(e["decision"])}</td><td class="nowrap"><code>${text(e["code"])}</code></td>
+<td class="prose">${ruleText(e["rule"])}</td><td class="prose">${text(e["reason"])}</td>
+<td class="args">${typeof digest === "string" ? digestCode(digest) : digest === null ? "(no arguments)" : ""}</td></tr>`;
 }
 
 function results(input: AuditPageInput): SafeHtml | null {
@@ -147,7 +148,7 @@ function results(input: AuditPageInput): SafeHtml | null {
           <th scope="col">Code</th>
           <th scope="col">Rule</th>
           <th scope="col">Reason</th>
-          <th scope="col">Arguments (SHA-256)</th>
+          <th scope="col" title="SHA-256 of the arguments; hover a digest for all of it, click it to select it">Arguments (SHA-256)</th>
         </tr>
       </thead>
       <tbody>

@@ -2,14 +2,17 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { AuditEvent } from "../audit/events.js";
 import type { LiveFeed } from "../audit/liveFeed.js";
 import { markup, type SafeHtml } from "./html.js";
+import { digestCode } from "./digest.js";
+import { countsHtml, hiddenBy, liveKind, recentEvents } from "./liveCounts.js";
 import { SECURITY_HEADERS } from "./respond.js";
 
 /**
  * /ui/live: decisions as they happen (serve --http --dashboard). The page lists the last decisions, server
  * rendered; a small script of the same origin (the CSP allows no other) follows the SSE stream
  * /ui/live/events and adds each new one, built with textContent only (a name can never become markup), and
- * keeps the counts of allow, deny and hidden of the last five minutes as bars. The events are the audit
- * log's: argument digests or what redaction leaves, never the arguments.
+ * keeps the counts of allow, deny and hidden of the last five minutes as bars, starting from the counts of
+ * the events the page was made with (liveCounts.ts). The events are the audit log's: argument digests or
+ * what redaction leaves, never the arguments.
  */
 
 interface Filter {
@@ -43,6 +46,8 @@ function matches(event: AuditEvent, f: Filter): boolean {
   );
 }
 
+const COLUMNS = ["time", "server", "tool", "client", "verdict", "code", "rule", "args"] as const;
+
 /** What one row shows, the same on the page and in the stream. */
 export function liveRow(event: AuditEvent): Record<string, string> {
   return {
@@ -57,31 +62,34 @@ export function liveRow(event: AuditEvent): Record<string, string> {
         ? `${event.rule.kind} ${event.rule.value}`
         : "",
     args: event.event === "tools/call" ? (event.args_sha256 ?? "") : "",
+    kind: liveKind(event),
+    hid: String(hiddenBy(event)),
   };
 }
 
-const COLUMNS = ["time", "server", "tool", "client", "verdict", "code", "rule", "args"] as const;
+/** A cell: the arguments' digest shortened, whole in its title and in a click's selection (digest.ts). */
+function cell(column: (typeof COLUMNS)[number], value: string): SafeHtml {
+  if (column === "args" && value !== "") return markup`<td>${digestCode(value)}</td>`;
+  return markup`<td>${value}</td>`;
+}
 
 export function liveBody(feed: LiveFeed | undefined, params: URLSearchParams): SafeHtml {
   if (feed === undefined) {
     return markup`<p class="banner">Live decisions are shown by <code>toolgate serve --http --dashboard</code>, which makes them.</p>`;
   }
   const f = filterOf(params);
-  const rows = [...feed.last()]
-    .filter((e) => matches(e, f))
-    .reverse()
-    .slice(0, 200)
-    .map(liveRow);
+  const matching = feed.last().filter((e) => matches(e, f));
+  const rows = [...matching].reverse().slice(0, 200).map(liveRow);
   return markup`<form method="get" action="/ui/live" class="filters">
       <label>Tool <input name="tool" value="${f.tool}" /></label>
       <label>Code <input name="code" value="${f.code}" /></label>
       <label>Client <input name="client" value="${f.client}" /></label>
       <button type="submit">Filter</button>
     </form>
-    <div id="counts" class="counts" aria-live="polite"></div>
+    ${countsHtml(recentEvents(matching, Date.now()))}
     <table class="live" id="live" data-query="${params.toString()}">
       <thead><tr>${COLUMNS.map((c) => markup`<th>${c}</th>`)}</tr></thead>
-      <tbody>${rows.map((r) => markup`<tr class="${`verdict-${r.verdict}`}">${COLUMNS.map((c) => markup`<td>${r[c]}</td>`)}</tr>`)}</tbody>
+      <tbody>${rows.map((r) => markup`<tr class="${`verdict-${r.verdict}`}">${COLUMNS.map((c) => cell(c, r[c]!))}</tr>`)}</tbody>
     </table>
     <script src="/ui/static/live.js"></script>`;
 }
@@ -127,49 +135,3 @@ export function liveEvents(
   req.on("close", end);
   res.on("close", end);
 }
-
-/** The page's one script: rows from the stream, text only; the counts of the last five minutes. */
-export const LIVE_SCRIPT = `"use strict";
-(function () {
-  var table = document.getElementById("live");
-  var counts = document.getElementById("counts");
-  if (!table || !counts) return;
-  var body = table.tBodies[0];
-  var columns = ["time", "server", "tool", "client", "verdict", "code", "rule", "args"];
-  var seen = [];
-  function kind(verdict) {
-    return verdict.indexOf("allow") >= 0 ? "allow" : verdict.indexOf("hid") >= 0 ? "hidden" : "deny";
-  }
-  function draw() {
-    var since = Date.now() - 300000;
-    seen = seen.filter(function (s) { return s.at >= since; });
-    var n = { allow: 0, deny: 0, hidden: 0 };
-    seen.forEach(function (s) { n[s.kind]++; });
-    var total = Math.max(1, n.allow + n.deny + n.hidden);
-    counts.textContent = "";
-    ["allow", "deny", "hidden"].forEach(function (k) {
-      var bar = document.createElement("div");
-      bar.className = "bar bar-" + k;
-      bar.style.width = Math.round((100 * n[k]) / total) + "%";
-      bar.textContent = k + " " + n[k];
-      counts.appendChild(bar);
-    });
-  }
-  var source = new EventSource("/ui/live/events?" + table.getAttribute("data-query"));
-  source.onmessage = function (message) {
-    var row = JSON.parse(message.data);
-    var tr = document.createElement("tr");
-    tr.className = "verdict-" + row.verdict;
-    columns.forEach(function (c) {
-      var td = document.createElement("td");
-      td.textContent = row[c];
-      tr.appendChild(td);
-    });
-    body.insertBefore(tr, body.firstChild);
-    while (body.rows.length > 200) body.deleteRow(body.rows.length - 1);
-    seen.push({ at: Date.now(), kind: kind(row.verdict) });
-    draw();
-  };
-  draw();
-})();
-`;

@@ -27,7 +27,8 @@ import {
 import { STYLESHEET } from "./styles.js";
 import type { LiveFeed } from "../audit/liveFeed.js";
 import type { ApprovalDesk } from "../session/approvalDesk.js";
-import { LIVE_SCRIPT, liveBody, liveEvents } from "./livePage.js";
+import { liveBody, liveEvents } from "./livePage.js";
+import { LIVE_SCRIPT } from "./liveScript.js";
 import { answerApproval, approvalsBody } from "./approvalsPage.js";
 import { oauthRoute, type OAuthSignIn } from "./oauthRoutes.js";
 import type { ContextSelection } from "../engine/model/configDir.js";

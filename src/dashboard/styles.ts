@@ -1,3 +1,5 @@
+import { DIGEST_SHOWN } from "./digest.js";
+
 /**
  * The dashboard's one stylesheet, served from the dashboard's own origin as /ui/static/dashboard.css: the CSP
  * (`style-src 'self'`) forbids inline styles, and a file of our own needs no CDN and works offline. No fonts
@@ -56,9 +58,21 @@ tr.untrusted td { background: var(--warn-bg); }
 .login { max-width: 24rem; margin: 12vh auto; background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 1.5rem; }
 .login label { display: flex; flex-direction: column; gap: .3rem; margin: 1rem 0; }
 .login input { width: 100%; }
-.counts { display: flex; gap: .25rem; margin: .75rem 0; min-height: 1.6rem; }
+.counts { display: flex; gap: .25rem; margin: .75rem 0; min-height: 1.6rem; align-items: center; }
 .bar { padding: .2rem .4rem; color: #fff; border-radius: 3px; min-width: 5rem; white-space: nowrap; }
 .bar-allow { background: #2e7d32; } .bar-deny { background: #c62828; } .bar-hidden { background: #6d6d6d; }
+.counts .lists { margin-left: .75rem; color: var(--muted); white-space: nowrap; }
+span.digest { white-space: nowrap; }
+span.digest > code { display: inline-block; width: ${DIGEST_SHOWN}ch; overflow: hidden; vertical-align: bottom;
+  white-space: nowrap; word-break: normal; user-select: all; -webkit-user-select: all; cursor: copy; }
+span.digest::after { content: "…"; }
+td.nowrap { white-space: nowrap; }
+td.prose { min-width: 9rem; }
+table.events { font-size: .9rem; }
+table.events td.mono { word-break: normal; overflow-wrap: anywhere; min-width: 5rem; }
+table.events td.args { white-space: nowrap; }
+section.card { overflow-x: auto; }
+table.live td:first-child { white-space: nowrap; font-family: ui-monospace, "SFMono-Regular", Menlo, monospace; font-size: .9em; }
 tr.verdict-deny td, tr.verdict-would-deny td { background: var(--warn-bg); }
 section.approval { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .75rem 1rem; margin: 1rem 0; }
 section.approval pre { white-space: pre-wrap; }

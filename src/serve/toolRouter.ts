@@ -4,7 +4,7 @@ import type { JsonObject } from "../engine/rpc/jsonRpc.js";
 import { denyResult, LIST_NOT_RECORDED, type ToolResult } from "../session/answers.js";
 import type { ApprovalOutcome } from "../session/approvalQuestion.js";
 import { INVALID_PARAMS } from "../engine/rpc/jsonRpc.js";
-import type { CallStep } from "../session/callPipeline.js";
+import { runCall, type CallPort, type CallRequest, type CallTarget } from "../session/runCall.js";
 import type { ServerView } from "../session/serverView.js";
 import type { CatalogState } from "../session/toolCatalog.js";
 import { uncountedReason, type ToolSession } from "../session/toolSession.js";
@@ -33,17 +33,7 @@ import type { ServeMode } from "./serveMode.js";
 import { rewriteToolResult } from "./uriRewrite.js";
 import type { Era } from "../engine/protocol/eras.js";
 import { paramHeaderMismatch, type HeaderBag } from "../engine/protocol/mirroredHeaders.js";
-import { readApprovalAnswer } from "../session/approvalQuestion.js";
-import type { ApprovalRounds, RetryReading } from "../session/approvalRounds.js";
-
-/** How one call came: its era, and (modern) what its retry carries of toolgate's own state. */
-interface CallRound {
-  era: Era;
-  retry: RetryReading;
-  /** The tool as called and its arguments: what toolgate's state is bound to. */
-  calledAs: string;
-  args: unknown;
-}
+import type { ApprovalRounds } from "../session/approvalRounds.js";
 
 type Json = Record<string, unknown>;
 
@@ -198,13 +188,6 @@ export class ToolRouter {
 
   // ---- calling ------------------------------------------------------------------------------------------
 
-  /** How a call came: in the legacy era always fresh; in the modern one, with what its retry carries. */
-  private async round(era: Era, params: Json, calledAs: string, args: unknown): Promise<CallRound> {
-    const retry: RetryReading =
-      era === "modern" ? await this.deps.rounds.read(params, calledAs, args) : { kind: "fresh", params };
-    return { era, retry, calledAs, args };
-  }
-
   /**
    * A modern HTTP call mirrors the arguments its tool marks with `x-mcp-header` in `Mcp-Param-*` headers:
    * they must agree with the body (else HeaderMismatch), checked against the definition the client was
@@ -217,27 +200,17 @@ export class ToolRouter {
     slot: ServerSlot,
     tool: string,
     args: unknown,
-  ): Promise<void> {
+  ): Promise<null> {
     const headers = this.deps.headersOf(request);
-    if (era !== "modern" || headers === undefined) return;
+    if (era !== "modern" || headers === undefined) return null;
     // The definition decides which headers must be there: without a catalog yet, fetch it first.
     const state = await slot.link.catalogState();
     const definition = state.ok ? state.snapshot.tools.get(tool) : slot.link.lastKnownTools?.tools.get(tool);
-    if (definition === undefined) return;
+    if (definition === undefined) return null;
     const mismatch = paramHeaderMismatch(headers, definition.inputSchema, args);
-    if (mismatch === null) return;
+    if (mismatch === null) return null;
     this.deps.session.refusedRequest(requestId, "tools/call", mismatch.message);
     throw new RelayedError(mismatch.code, mismatch.message, mismatch.data);
-  }
-
-  /** A retry with a state toolgate refuses is recorded and answered with Invalid params; nothing is forwarded. */
-  private refuseBadState(requestId: string | number, slot: ServerSlot, tool: string, round: CallRound): void {
-    if (round.retry.kind !== "refused") return;
-    const reason = `the requestState of this retry was refused: ${round.retry.reason}`;
-    this.deps.session.refusedRetry(requestId, slot.view, tool, reason, round.args);
-    throw new RelayedError(INVALID_PARAMS, `Invalid requestState: ${round.retry.reason}`, {
-      reason: "invalid_request_state",
-    });
   }
 
   async call(requestId: string | number, params: Json, request: RequestHandle): Promise<Json> {
@@ -259,45 +232,46 @@ export class ToolRouter {
     return this.unknownTool.answer(0, name).result as ToolResult;
   }
 
-  private async directCall(
+  private directCall(
     requestId: string | number,
     name: string,
     params: Json,
     request: RequestHandle,
     era: Era,
-  ) {
-    const round = await this.round(era, params, name, params.arguments);
-    let counters: SessionCounters;
-    try {
-      counters = await this.deps.session.countRequest(round.retry.kind === "fresh");
-    } catch (error) {
-      return this.deps.session.uncountedCall(requestId, null, name, uncountedReason(error), params.arguments);
-    }
-    const split = splitExposedName(name);
-    const slot = split === null ? undefined : this.deps.slots.get(split.server);
-    if (split === null || slot === undefined) {
-      const reason =
-        split === null
-          ? `'${name}' is not of the form <server>__<tool>`
-          : `no enabled MCP server '${split.server}'`;
-      this.deps.session.absentName(requestId, name, reason, params.arguments);
-      return this.unknown(name, era);
-    }
-    this.refuseBadState(requestId, slot, split.name, round);
-    await this.checkParamHeaders(requestId, request, era, slot, split.name, params.arguments);
-    return this.decide(
-      requestId,
-      slot,
-      split.name,
-      params.arguments,
-      retried(round, params),
+  ): Promise<Json> {
+    return this.run(
       request,
-      counters,
+      era,
+      { requestId, params, calledAs: name, args: params.arguments },
       {
-        absent: () => this.unknown(name, era),
-        definitionShown: true,
-        calledAs: name,
-        round,
+        uncounted: (reason) =>
+          this.deps.session.uncountedCall(requestId, null, name, reason, params.arguments),
+        resolve: (retried, answer) => {
+          const split = splitExposedName(name);
+          const slot = split === null ? undefined : this.deps.slots.get(split.server);
+          if (split === null || slot === undefined) {
+            const reason =
+              split === null
+                ? `'${name}' is not of the form <server>__<tool>`
+                : `no enabled MCP server '${split.server}'`;
+            this.deps.session.absentName(requestId, name, reason, params.arguments);
+            answer(() => this.unknown(name, era));
+            return null;
+          }
+          return {
+            slot,
+            target: {
+              server: slot.view,
+              tool: split.name,
+              params: asCalled(split.name, params.arguments, retried),
+              definitionShown: true,
+              before: () =>
+                this.checkParamHeaders(requestId, request, era, slot, split.name, params.arguments),
+              fetchCatalog: () => slot.link.catalogState(),
+              absent: () => answer(() => this.unknown(name, era)),
+            },
+          };
+        },
       },
     );
   }
@@ -319,44 +293,39 @@ export class ToolRouter {
       return this.unknown(name, era);
     }
     const read = readMetaArguments(meta.kind, params.arguments);
-    const invoked = read.ok && read.value.kind === "invoke" ? read.value : null;
-    const round =
-      invoked === null
-        ? null
-        : await this.round(
-            era,
-            params,
-            `${metaToolName("invoke", slot.name)} ${invoked.tool}`,
-            invoked.arguments,
-          );
+    const via = metaToolName(meta.kind, slot.name);
+    if (read.ok && read.value.kind === "invoke") {
+      const invoked = read.value;
+      return this.run(
+        request,
+        era,
+        { requestId, params, calledAs: `${via} ${invoked.tool}`, args: invoked.arguments },
+        {
+          uncounted: (reason) => session.uncountedCall(requestId, slot.view, name, reason, params.arguments),
+          resolve: (retried, answer) => ({
+            slot,
+            target: {
+              server: slot.view,
+              tool: invoked.tool,
+              params: asCalled(invoked.tool, invoked.arguments, retried),
+              definitionShown: false,
+              via,
+              before: () => null,
+              fetchCatalog: () => slot.link.catalogState(),
+              absent: () => answer(() => notInCatalogResult(invoked.tool, slot.name)),
+            },
+          }),
+        },
+      );
+    }
     let counters: SessionCounters;
     try {
-      counters = await session.countRequest(invoked !== null && round!.retry.kind === "fresh");
+      counters = await session.countRequest(false);
     } catch (error) {
       return session.uncountedCall(requestId, slot.view, name, uncountedReason(error), params.arguments);
     }
     if (!read.ok) return invalidArgumentsResult(name, read.message);
-    const via = metaToolName(meta.kind, slot.name);
     const args = read.value;
-    if (args.kind === "invoke") {
-      this.refuseBadState(requestId, slot, args.tool, round!);
-      return this.decide(
-        requestId,
-        slot,
-        args.tool,
-        args.arguments,
-        retried(round!, params),
-        request,
-        counters,
-        {
-          absent: () => notInCatalogResult(args.tool, slot.name),
-          definitionShown: false,
-          via,
-          calledAs: `${via} ${args.tool}`,
-          round: round!,
-        },
-      );
-    }
     const limited = session.limitMetaRequest(requestId, slot.view, via, params.arguments, counters);
     if (limited !== null) return limited;
     if (args.kind === "search") {
@@ -411,100 +380,83 @@ export class ToolRouter {
     }
   }
 
-  private async decide(
-    requestId: string | number,
-    slot: ServerSlot,
-    tool: string,
-    args: unknown,
-    params: Json,
+  /**
+   * One call through the call flow (session/runCall.ts): serve names the server and tool, forwards to the
+   * server's link, asks through its approval channel, and answers the client's request with what comes.
+   */
+  private run(
     request: RequestHandle,
-    counters: SessionCounters,
+    era: Era,
+    call: CallRequest,
     how: {
-      absent: () => ToolResult;
-      definitionShown: boolean;
-      via?: string;
-      calledAs: string;
-      round: CallRound;
+      uncounted(reason: string): ToolResult;
+      resolve(
+        params: JsonObject,
+        answer: (result: () => Json) => void,
+      ): { slot: ServerSlot; target: CallTarget } | null;
     },
   ): Promise<Json> {
-    // The call as the server would get it: its own tool name, the client's arguments and _meta, and the
-    // answers to the server's own questions (a modern retry).
-    const asCalled: JsonObject = { name: tool };
-    if (args !== undefined) asCalled.arguments = args;
-    if (params._meta !== undefined) asCalled._meta = params._meta;
-    if (params.inputResponses !== undefined) asCalled.inputResponses = params.inputResponses;
-    if (params.requestState !== undefined) asCalled.requestState = params.requestState;
-    let catalog: CatalogState | null = null;
-    for (;;) {
-      const step = await this.deps.session.decideCall({
-        requestId,
-        server: slot.view,
-        tool,
-        params: asCalled,
-        catalog,
-        counters,
-        cannotAsk: this.deps.cannotAsk(request),
-        definitionShown: how.definitionShown,
-        calledAs: how.calledAs,
-        ...(how.via === undefined ? {} : { via: how.via }),
-      });
-      if (step.kind !== "needs-catalog") return this.take(step, slot, request, how.absent, how.round, false);
-      catalog = await slot.link.catalogState();
-    }
-  }
-
-  /** Carries out what the session decided for one call. */
-  private async take(
-    step: CallStep,
-    slot: ServerSlot,
-    request: RequestHandle,
-    absent: () => ToolResult,
-    round: CallRound,
-    approved: boolean,
-  ): Promise<Json> {
-    switch (step.kind) {
-      case "forward":
+    return new Promise<Json>((resolve, reject) => {
+      // An answer may throw (the modern era's unknown tool is an error): the request then fails with it.
+      const answer = (result: () => Json): void => {
         try {
-          const result = rewriteToolResult(
-            await this.deps.forward(slot, "tools/call", step.params, request),
-            slot.name,
-          );
-          // A server's own question after the person approved: the approval rides along in toolgate's state.
-          if (approved && result.resultType === "input_required") {
-            return this.deps.rounds.carry(result, round.calledAs, round.args);
-          }
-          return result;
+          resolve(result());
         } catch (error) {
-          if (error instanceof UpstreamUnavailable) return step.failed(error.message);
-          throw error;
+          reject(error as Error);
         }
-      case "deny":
-        return step.result;
-      case "absent":
-        return absent();
-      case "ask": {
-        if (round.era === "legacy" || this.deps.asksOutOfBand(request)) {
-          const outcome = await this.deps.askApproval(step.question, request, step.about);
-          return this.take(step.answered(outcome), slot, request, absent, round, outcome.approved);
-        }
-        const { retry } = round;
-        if (retry.kind === "approved") {
-          return this.take(step.answered({ approved: true }), slot, request, absent, round, true);
-        }
-        if (retry.kind === "answer" && retry.answer !== undefined) {
-          const outcome = readApprovalAnswer({ jsonrpc: "2.0", id: 0, result: retry.answer });
-          return this.take(step.answered(outcome), slot, request, absent, round, outcome.approved);
-        }
-        // The modern era has no request from server to client: the question goes back as the result.
-        return this.deps.rounds.question(step.question, round.calledAs, round.args);
-      }
-      case "withdrawn":
+      };
+      let slot: ServerSlot | undefined;
+      const port: CallPort = {
+        era,
+        asksOutOfBand: this.deps.asksOutOfBand(request),
+        cannotAsk: this.deps.cannotAsk(request),
+        resolve: (params) => {
+          const found = how.resolve(params, answer);
+          slot = found?.slot;
+          return found?.target ?? null;
+        },
+        uncounted: (reason) => resolve(how.uncounted(reason)),
+        forward: (params, approved, failed) => {
+          const to = slot!;
+          this.deps
+            .forward(to, "tools/call", params, request)
+            .then((result) => {
+              const rewritten = rewriteToolResult(result, to.name);
+              // A server's own question after the person approved: the approval rides along in toolgate's state.
+              if (approved !== null && rewritten.resultType === "input_required") {
+                return this.deps.rounds.carry(rewritten, approved.calledAs, approved.args);
+              }
+              return rewritten;
+            })
+            .then(resolve, (error: unknown) =>
+              error instanceof UpstreamUnavailable ? resolve(failed(error.message)) : reject(error as Error),
+            );
+        },
+        ask: (question, about) => this.deps.askApproval(question, request, about),
+        answer: (result) => resolve(result),
+        error: (code, message, data) => reject(new RelayedError(code, message, data)),
         // A call the client cancelled gets no answer (MCP cancellation).
-        throw new RelayedError(-32800, "Request cancelled");
-      case "needs-catalog":
-        throw new Error("the session asked for a catalog after deciding");
-    }
+        withdrawn: () => reject(new RelayedError(-32800, "Request cancelled")),
+        failed: (error) => reject(error as Error),
+      };
+      try {
+        const underway = runCall(this.deps.session, this.deps.rounds, call, port);
+        if (underway instanceof Promise) underway.catch(reject);
+      } catch (error) {
+        reject(error as Error);
+      }
+    });
   }
+}
+
+/** The call as the server would get it: its own tool name, the client's arguments and _meta, and the answers to the server's own questions (a modern retry). */
+function asCalled(tool: string, args: unknown, params: JsonObject): JsonObject {
+  const called: JsonObject = { name: tool };
+  if (args !== undefined) called.arguments = args as JsonObject[string];
+  if (params._meta !== undefined) called._meta = params._meta;
+  if (params.inputResponses !== undefined) called.inputResponses = params.inputResponses;
+  if (params.requestState !== undefined) called.requestState = params.requestState;
+  return called;
 }
 
 function catalogUnavailable(via: string, state: { reason: string }): ToolResult {
@@ -515,9 +467,4 @@ function catalogUnavailable(via: string, state: { reason: string }): ToolResult 
     violations: [],
     by: "toolgate",
   });
-}
-
-/** The params of the call to decide: without toolgate's own retry members. */
-function retried(round: CallRound, params: Json): Json {
-  return round.retry.kind === "refused" ? params : round.retry.params;
 }

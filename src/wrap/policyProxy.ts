@@ -14,14 +14,12 @@ import {
   INVALID_REQUEST,
   isJsonObject,
   isRequest,
-  type JsonObject,
   type JsonRpcId,
   type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../engine/rpc/jsonRpc.js";
-import type { CallStep } from "../session/callPipeline.js";
 import { clientElicitsForms } from "../session/clientCapabilities.js";
 import type { ServerView } from "../session/serverView.js";
 import { ToolCatalog } from "../session/toolCatalog.js";
@@ -33,10 +31,9 @@ import { WrapEra } from "./wrapEra.js";
 import { ListFilter } from "./listFilter.js";
 import { ServerReadiness } from "./serverReadiness.js";
 import { ServerNameWatch } from "./serverNameWatch.js";
-import { ApprovalRounds, type RetryReading } from "../session/approvalRounds.js";
-import { whenSettled, type Settled } from "../state/settled.js";
+import { ApprovalRounds } from "../session/approvalRounds.js";
+import { runCall, type CallPort } from "../session/runCall.js";
 import { MemoryApprovalClaims } from "../session/approvalClaims.js";
-import { readApprovalAnswer } from "../session/approvalQuestion.js";
 import { RequestStateCodec } from "../engine/protocol/requestState.js";
 
 export interface PolicyProxyOptions {
@@ -507,31 +504,8 @@ export class PolicyProxy {
   }
 
   private handleToolCall(request: JsonRpcRequest): Promise<void> | undefined {
-    const name = request.params?.name;
-    const reading: Settled<RetryReading> =
-      this.era.era === "modern" && typeof name === "string"
-        ? this.rounds.read(request.params ?? {}, name, request.params?.arguments)
-        : { kind: "fresh", params: request.params ?? {} };
-    // In order: synchronous unless the retry's state had to be checked somewhere else.
-    const handled = whenSettled(reading, (retry) => this.handleCallRound(request, retry));
-    return handled instanceof Promise ? handled.then(() => undefined) : undefined;
-  }
-
-  private handleCallRound(request: JsonRpcRequest, retry: RetryReading): Promise<void> | undefined {
-    const name = request.params?.name;
-    // A retry answering toolgate's question is the same call, not another one.
-    const counters = this.session.countHere(retry.kind === "fresh");
-    if (retry.kind === "refused" && typeof name === "string") {
-      const reason = `the requestState of this retry was refused: ${retry.reason}`;
-      this.session.refusedRetry(request.id, this.server, name, reason, request.params?.arguments);
-      this.toClient(
-        errorResponse(request.id, INVALID_PARAMS, `Invalid requestState: ${retry.reason}`, {
-          reason: "invalid_request_state",
-        }),
-      );
-      return undefined;
-    }
-    const params = retry.kind === "refused" ? (request.params ?? {}) : retry.params;
+    const params = request.params ?? {};
+    const name = params.name;
     if (typeof name !== "string") {
       this.options.log("refused a tools/call without a string params.name");
       this.toClient(
@@ -539,24 +513,49 @@ export class PolicyProxy {
       );
       return undefined;
     }
-    const decide = (): Settled<void> => {
-      const step = this.session.decideCall({
-        requestId: request.id,
+    // In order: synchronous unless the retry's state or the server's readiness had to be waited for.
+    const handled = runCall(
+      this.session,
+      this.rounds,
+      { requestId: request.id, params, calledAs: name, args: params.arguments },
+      this.callPort(request, name),
+    );
+    return handled instanceof Promise ? handled : undefined;
+  }
+
+  /** What the call flow needs of wrap for one call: its one server, its frames and its client's person. */
+  private callPort(request: JsonRpcRequest, name: string): CallPort {
+    return {
+      era: this.era.era === "modern" ? "modern" : "legacy",
+      asksOutOfBand: false,
+      cannotAsk: this.cannotAsk(),
+      resolve: (params) => ({
         server: this.server,
         tool: name,
-        params: params as JsonObject,
-        catalog: this.catalog.current(),
-        counters,
-        cannotAsk: this.cannotAsk(),
+        params,
         definitionShown: true,
-      });
-      return whenSettled(step, (settled) => this.take({ ...request, params }, name, settled, retry));
+        // The catalog decides, once the server is ready for it.
+        before: () =>
+          this.readiness.ready
+            ? this.catalog.current()
+            : this.readiness.whenReady().then(() => this.catalog.current()),
+        fetchCatalog: null,
+        absent: () =>
+          this.toClient((this.readiness.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name)),
+      }),
+      // wrap's one session counts in memory: nothing to fail.
+      uncounted: (reason) => this.internalError(request, new Error(reason)),
+      forward: (params, approved) => {
+        if (approved !== null) this.approvedCalls.set(request.id, approved);
+        this.peers.toServer(params === request.params ? request : { ...request, params });
+      },
+      ask: (question) => this.approvals.ask(request.id, question),
+      answer: (result) =>
+        this.toClient({ jsonrpc: "2.0", id: request.id, result: this.era.ownResult("tools/call", result) }),
+      error: (code, message, data) => this.toClient(errorResponse(request.id, code, message, data)),
+      withdrawn: () => undefined,
+      failed: (error) => this.internalError(request, error),
     };
-    if (this.readiness.ready) {
-      const decided = decide();
-      return decided instanceof Promise ? decided : undefined;
-    }
-    return this.readiness.whenReady().then(decide);
   }
 
   /** `null` when the client's person can be asked: form-mode elicitation (initialize's, or this request's). */
@@ -567,65 +566,6 @@ export class PolicyProxy {
     return modern
       ? "the client did not declare form-mode elicitation in this request's capabilities"
       : "the client did not declare form-mode elicitation in initialize";
-  }
-
-  /** Carries out what the session decided for one call. */
-  private take(
-    request: JsonRpcRequest,
-    name: string,
-    step: CallStep,
-    retry: RetryReading,
-    approved = false,
-  ): void {
-    switch (step.kind) {
-      case "forward":
-        if (approved && this.era.era === "modern") {
-          this.approvedCalls.set(request.id, { calledAs: name, args: request.params?.arguments });
-        }
-        this.peers.toServer(step.params === request.params ? request : { ...request, params: step.params });
-        return;
-      case "deny":
-        this.toClient({
-          jsonrpc: "2.0",
-          id: request.id,
-          result: this.era.ownResult("tools/call", step.result),
-        });
-        return;
-      case "absent":
-        this.toClient((this.readiness.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name));
-        return;
-      case "ask": {
-        if (this.era.era === "modern") {
-          // No request from server to client in the modern era: the question goes back as the result, and the
-          // retry brings the answer with toolgate's state.
-          if (retry.kind === "approved")
-            return this.take(request, name, step.answered({ approved: true }), retry, true);
-          if (retry.kind === "answer" && retry.answer !== undefined) {
-            const outcome = readApprovalAnswer({ jsonrpc: "2.0", id: 0, result: retry.answer });
-            return this.take(request, name, step.answered(outcome), retry, outcome.approved);
-          }
-          const question = this.rounds.question(step.question, name, request.params?.arguments);
-          this.toClient({
-            jsonrpc: "2.0",
-            id: request.id,
-            result: this.era.ownResult("tools/call", question),
-          });
-          return;
-        }
-        // The question does not hold up the client's other messages: they go on while the person decides.
-        void this.approvals
-          .ask(request.id, step.question)
-          .then((outcome) => this.take(request, name, step.answered(outcome), retry, outcome.approved))
-          .catch((error: unknown) => this.internalError(request, error));
-        return;
-      }
-      case "withdrawn":
-        return;
-      case "needs-catalog":
-        // wrap always decides with its catalog in hand; a session that asks for one anyway fails closed.
-        this.internalError(request, new Error("the call was decided without the server's catalog"));
-        return;
-    }
   }
 
   /** `notifications/cancelled` for a call waiting for its approval: withdraw the question; the server never saw the call. */

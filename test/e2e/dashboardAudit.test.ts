@@ -126,6 +126,53 @@ describe("search", () => {
     await screenshot(page, "dashboard-audit.png", 1100);
   });
 
+  it("a digest shows short, whole in its title and in a click's selection; the short columns do not wrap", async () => {
+    await search({});
+    const digest = page.locator("table.events tbody tr td:nth-child(11) .digest code").first();
+    const title = (await digest.getAttribute("title")) ?? "";
+    expect(title).toMatch(/^[0-9a-f]{64}$/);
+    expect(await digest.textContent()).toBe(title);
+    // What shows is the first 12 of the 64 digits, and the cell is not much wider.
+    const widths = await digest.evaluate((el) => {
+      const e = el as unknown as {
+        clientWidth: number;
+        scrollWidth: number;
+        parentElement: { clientWidth: number };
+      };
+      return { shown: e.clientWidth, whole: e.scrollWidth, cell: e.parentElement.clientWidth };
+    });
+    expect(Math.abs(widths.shown - (widths.whole * 12) / 64)).toBeLessThan(2);
+    expect(widths.cell).toBeLessThan(widths.whole / 2);
+    await digest.click();
+    const selected = await page.evaluate(() =>
+      String((globalThis as unknown as { getSelection: () => unknown }).getSelection()),
+    );
+    expect(selected).toBe(title);
+    // Log:line, time, event, decision and code each on one line: their text is one line high.
+    const heights = await page
+      .locator("table.events tbody tr", { hasText: "E_TOOL_DENIED" })
+      .first()
+      .evaluate((row) => {
+        type Box = { height: number };
+        const g = globalThis as unknown as {
+          document: {
+            createRange: () => { selectNodeContents: (n: unknown) => void; getBoundingClientRect: () => Box };
+          };
+          getComputedStyle: (e: unknown) => { lineHeight: string };
+        };
+        const cells = (row as unknown as { cells: ArrayLike<unknown> }).cells;
+        return [0, 1, 2, 6, 7].map((i) => {
+          const range = g.document.createRange();
+          range.selectNodeContents(cells[i]);
+          return range.getBoundingClientRect().height / parseFloat(g.getComputedStyle(cells[i]).lineHeight);
+        });
+      });
+    expect(
+      heights.every((h) => h > 0 && h < 1.5),
+      String(heights),
+    ).toBe(true);
+  });
+
   it("by tool: the refused call in both logs; the edited copy's line is flagged as past the break", async () => {
     await search({ "Tool contains": "get-env" });
     // The call, and the list answer that hid the tool, in each log.

@@ -92,7 +92,6 @@ describe("serve --http --dashboard", () => {
     await row.waitFor({ timeout: 10_000 });
     expect(await row.locator("td").nth(4).textContent()).toBe("allow");
     expect(await page.locator("#counts .bar-allow").textContent()).toMatch(/allow [1-9]/);
-    await screenshot(page, "dashboard-live.png", 500);
     await client.close();
   });
 

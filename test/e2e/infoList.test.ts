@@ -110,7 +110,7 @@ describe("toolgate info: errors", () => {
     expect(run.stdout).toBe("");
     expect(run.stderr).toBe(
       "toolgate: error E_UNKNOWN_SERVER: MCP server 'gitlab' is not configured in mcp.json\n" +
-        "  hint: configured servers: github, slack\n",
+        "  hint: did you mean 'github'? (configured servers: github, slack)\n",
     );
   });
 

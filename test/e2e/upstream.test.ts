@@ -138,7 +138,9 @@ describe("connectUpstream over stdio", () => {
     const marker = `tg-silent-${process.pid}-${Date.now()}`;
     const script = `setInterval(() => {}, 1000); // ${marker}`;
     const started = Date.now();
-    const error = await failure(connectUpstream(stdio("silent", NODE, ["-e", script]), { startupTimeoutMs: 400 }));
+    const error = await failure(
+      connectUpstream(stdio("silent", NODE, ["-e", script]), { startupTimeoutMs: 400 }),
+    );
     expect(error.code).toBe("E_UPSTREAM_START");
     expect(error.message).toContain("did not answer within 0.4 s (startup_timeout)");
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -3,6 +3,7 @@ import {
   findServer,
   isKnownServerName,
   serversNamedBy,
+  unknownServerHint,
   type ConfigDir,
   type ContextSelection,
 } from "../../engine/model/configDir.js";
@@ -74,6 +75,7 @@ export class ConsoleServers {
       return failed(
         "E_UNKNOWN_SERVER",
         `MCP server '${name}' is not configured in mcp.json (nor a mapping_mcp_servers alias)`,
+        unknownServerHint(config, name),
       );
     }
     const servers = serversNamedBy(config, name);

@@ -4,6 +4,7 @@ import { sessionFilePath } from "../../config/configDir.js";
 import {
   isKnownServerName,
   serversNamedBy,
+  unknownServerHint,
   type ConfigDir,
   type ContextSelection,
 } from "../../engine/model/configDir.js";
@@ -107,6 +108,7 @@ function targetProblem(host: SetHost, name: string): { message: string; hint?: s
   if (!isKnownServerName(host.config, name)) {
     return {
       message: `MCP server '${name}' is not configured in mcp.json (nor a mapping_mcp_servers alias)`,
+      hint: unknownServerHint(host.config, name),
     };
   }
   if (!serversNamedBy(host.config, name).some((s) => host.enabled.has(s))) {

@@ -40,7 +40,8 @@ const REMOTE_TYPES = new Set(["http", "sse", "ws", "websocket", "streamable-http
  * which of two entries the client uses cannot be told.
  */
 export function findServerEntries(file: string, text: string, ownScript?: string): EntriesResult {
-  const checked = parseJsoncSource(file, text);
+  // The client's file, as large as the client made it: only its nesting is bounded.
+  const checked = parseJsoncSource(file, text, { anySize: true });
   const problem = checked.diagnostics.find((d) => d.severity === "error");
   if (problem !== undefined) return { ok: false, message: formatDiagnostic(problem) };
   const root = parseTree(text, [], { allowTrailingComma: true, disallowComments: false });

@@ -1,4 +1,5 @@
 import { basename } from "node:path";
+import { unknownServerHint } from "../../engine/model/configDir.js";
 import { loadContext } from "../contextLoader.js";
 import { errorText, printError } from "../errorReport.js";
 import { targetFromConfig, type CatalogTarget, type LiveCatalog } from "./liveCatalog.js";
@@ -52,12 +53,12 @@ export function resolveTarget(
   if (context === null) return null;
   const server = context.config.mcp.servers.find((s) => s.name === flags.server);
   if (server === undefined) {
-    const known = context.config.mcp.servers.map((s) => s.name);
+    const servers = context.config.mcp.servers.map((s) => s.name);
     printError(
       errorText(
         "E_UNKNOWN_SERVER",
         `MCP server '${flags.server}' is not in ${context.config.mcp.file}`,
-        known.length === 0 ? "mcp.json configures no servers" : `configured servers: ${known.join(", ")}`,
+        unknownServerHint(context.config, flags.server, servers),
       ),
     );
     return null;

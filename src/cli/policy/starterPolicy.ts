@@ -1,5 +1,6 @@
 import { stringify } from "yaml";
 import type { ToolDefinition } from "../../engine/model/gate.js";
+import { appendAll } from "../../engine/model/diagnostics.js";
 import { isJsonObject } from "../../engine/rpc/jsonRpc.js";
 import { renderPinsYaml, type PinnedCatalog } from "../pin/pinBlock.js";
 import type { ServerRoot } from "./serverRoots.js";
@@ -80,7 +81,7 @@ export function starterPolicyYaml(input: StarterInput): string {
     );
     for (const { tool } of asked) lines.push(`    - ${q(tool.name)}`);
   }
-  lines.push(...scopeLines(plans, roots, q));
+  appendAll(lines, scopeLines(plans, roots, q));
   if (sorted.length > 0) {
     lines.push(
       "# Each tool's arguments as the server takes them, closed: no undeclared arguments, nothing the server",

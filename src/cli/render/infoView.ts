@@ -123,7 +123,8 @@ export function renderInfoView(view: InfoView): string {
   }
   lines.push("");
   lines.push(`tools (${view.allowed} allowed / ${view.total} total)`);
-  const nameWidth = Math.max(0, ...view.tools.map((t) => width(t.tool)));
+  // A loop, not Math.max(...): a server may list more tools than a call can take arguments.
+  const nameWidth = view.tools.reduce((w, t) => Math.max(w, width(t.tool)), 0);
   for (const t of view.tools) lines.push(toolRow(t, nameWidth));
   for (const d of view.dead) lines.push(`⚠ ${deadPatternMessage(d)}`);
   // Names come from servers and files: a control character in one is shown escaped, never acted on.

@@ -1,6 +1,7 @@
 import type { McpJson, McpServerConfig } from "./mcpServers.js";
 import type { ServerSelection, ToolsMap, NameRef } from "./patternLists.js";
 import type { SourceRef } from "./source.js";
+import { unknownNameHint } from "../text/didYouMean.js";
 
 /**
  * Everything loaded from a configuration directory (docs/design.md, our choices). Roles, agents, sessions and skills are loaded
@@ -57,6 +58,24 @@ export function serversOfSelection(config: ConfigDir, selection: ServerSelection
   if (selection.all) return config.mcp.servers.map((s) => s.name);
   const named = new Set(selection.names.flatMap((n) => serversNamedBy(config, n.name)));
   return config.mcp.servers.filter((s) => named.has(s.name)).map((s) => s.name);
+}
+
+/** Every name a server can be given by: the servers of mcp.json, then the aliases of config.yaml. */
+export function knownServerNames(config: ConfigDir): string[] {
+  return [...config.mcp.servers.map((s) => s.name), ...config.global.aliases.map((a) => a.alias)];
+}
+
+/**
+ * The hint for a server name nobody configured: "did you mean 'fs'?" when a configured server or alias is
+ * close to it (edit distance), else the names there are. `names` narrows the candidates (e.g. to servers only).
+ */
+export function unknownServerHint(config: ConfigDir, name: string, names = knownServerNames(config)): string {
+  return unknownNameHint(
+    name,
+    names,
+    "configured servers",
+    `mcp.json (${config.mcp.file}) configures no servers`,
+  );
 }
 
 /** True when `name` is a configured server or an alias. */

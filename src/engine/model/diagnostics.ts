@@ -51,3 +51,12 @@ export function diagnosticAt(
   if (hint !== undefined) d.hint = hint;
   return d;
 }
+
+/**
+ * Appends `items` to `target` one by one. `target.push(...items)` passes every item as an argument, and an
+ * array of a few hundred thousand (a warning per entry of a large policy) overflows the stack.
+ */
+export function appendAll<T>(target: T[], items: Iterable<T>): T[] {
+  for (const item of items) target.push(item);
+  return target;
+}

@@ -1,11 +1,12 @@
 import type { ConfigDir, ContextSelection } from "../model/configDir.js";
-import { findServer, serversNamedBy, serversOfSelection } from "../model/configDir.js";
+import { findServer, serversNamedBy, serversOfSelection, unknownServerHint } from "../model/configDir.js";
 import type { PatternSource, ToolsMap } from "../model/patternLists.js";
 import type { SourceRef } from "../model/source.js";
 import { ToolgateError } from "../errors.js";
 import { compileWhitelistGlob, type WhitelistGlob } from "../patterns/index.js";
 import type { Rule } from "../model/decision.js";
 import type { NameVerdict } from "../model/gate.js";
+import { appendAll } from "../model/diagnostics.js";
 
 /**
  * Whitelist layers (spec "Filter layers"): every active level that mentions a server contributes one layer for
@@ -125,7 +126,15 @@ function selected<T>(map: ReadonlyMap<string, T>, kind: string, name: string): T
 export function resolveLayers(config: ConfigDir, selection: ContextSelection, server: string): Layer[] {
   const entry = findServer(config, server);
   if (entry === undefined) {
-    throw new ToolgateError("E_UNKNOWN_SERVER", `MCP server '${server}' is not configured in mcp.json`);
+    throw new ToolgateError(
+      "E_UNKNOWN_SERVER",
+      `MCP server '${server}' is not configured in mcp.json`,
+      unknownServerHint(
+        config,
+        server,
+        config.mcp.servers.map((s) => s.name),
+      ),
+    );
   }
   const layers: Layer[] = [];
   if (entry.allowedTools !== null) {
@@ -137,16 +146,16 @@ export function resolveLayers(config: ConfigDir, selection: ContextSelection, se
       ...(entry.allowedToolsAt === null ? {} : { at: entry.allowedToolsAt }),
     });
   }
-  layers.push(...mapLayers(config, config.global.mcpTools, server, "config"));
+  appendAll(layers, mapLayers(config, config.global.mcpTools, server, "config"));
   if (selection.role !== undefined) {
     const role = selected(config.roles, "role", selection.role);
-    layers.push(...mapLayers(config, role.mcpTools, server, "role", role.name));
+    appendAll(layers, mapLayers(config, role.mcpTools, server, "role", role.name));
   }
   const agent = selection.agent === undefined ? undefined : selected(config.agents, "agent", selection.agent);
-  if (agent !== undefined) layers.push(...mapLayers(config, agent.mcpTools, server, "agent", agent.name));
+  if (agent !== undefined) appendAll(layers, mapLayers(config, agent.mcpTools, server, "agent", agent.name));
   if (selection.session !== undefined) {
     const session = selected(config.sessions, "session", selection.session);
-    layers.push(...mapLayers(config, session.mcpTools, server, "session", session.name));
+    appendAll(layers, mapLayers(config, session.mcpTools, server, "session", session.name));
   }
   for (const name of new Set(selection.skills)) {
     const skill = selected(config.skills, "skill", name);
@@ -154,7 +163,7 @@ export function resolveLayers(config: ConfigDir, selection: ContextSelection, se
     const enabled =
       skill.enabledMcpServers === null ? [] : serversOfSelection(config, skill.enabledMcpServers);
     if (enabled.includes(server))
-      layers.push(...mapLayers(config, skill.mcpTools, server, "skill", skill.name));
+      appendAll(layers, mapLayers(config, skill.mcpTools, server, "skill", skill.name));
   }
   if (selection.node !== undefined) {
     if (agent === undefined || agent.kind !== "graph") {
@@ -164,7 +173,7 @@ export function resolveLayers(config: ConfigDir, selection: ContextSelection, se
     if (node === undefined) {
       throw new ToolgateError("E_SELECTION", `graph agent '${agent.name}' has no node '${selection.node}'`);
     }
-    layers.push(...mapLayers(config, node.mcpTools, server, "node", node.id));
+    appendAll(layers, mapLayers(config, node.mcpTools, server, "node", node.id));
   }
   return layers;
 }

@@ -111,9 +111,10 @@ describe("policy import --from codex: bad input", () => {
     );
   });
 
-  it("several servers without --server, and an unknown one, list the servers", () => {
+  it("several servers without --server, and an unknown one, list the servers (a typo: did you mean)", () => {
     const { text } = fixture("codex-config.toml");
     expect(bad(text).hint).toBe("servers found: github, fs, off");
     expect(bad(text, "nope").message).toBe("nothing in the file is about server 'nope'");
+    expect(bad(text, "githb").hint).toBe("did you mean 'github'? (servers found: github, fs, off)");
   });
 });

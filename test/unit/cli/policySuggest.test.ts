@@ -465,6 +465,25 @@ describe("suggestReport", () => {
     expect(text).not.toContain("as the log recorded it");
   });
 
+  it("with --policy of 250,000 allow entries: each one never called listed, no stack overflow; the file lists the first 1,000 removals", () => {
+    const names = Array.from({ length: 250_000 }, (_, i) => `tool_${String(i).padStart(6, "0")}`);
+    const text = `version: "2.0"\ntools:\n  allow:\n${names.map((n) => `    - ${n}\n`).join("")}`;
+    const policy = loadPolicyText("big.yaml", text).policy!;
+    const one = suggestFrom([call("tool_000007")], null);
+    const judgement = judgeNames(compilePolicy(policy), one);
+    const narrowed = narrowPolicy(policy, one, judgement);
+    const report = suggestReport(one, SOURCE, { file: "big.yaml", judgement, narrowed }).split("\n");
+    expect(report.filter((l) => /^ {2}tool_\d{6}$/.test(l))).toHaveLength(249_999);
+    expect(report.filter((l) => l.startsWith('  tools.allow "tool_'))).toHaveLength(249_999);
+    // The written file's header lists the first thousand removals; the report (stderr) lists each.
+    const yaml = narrowedPolicyYaml(one, SOURCE, "big.yaml", narrowed);
+    expect(yaml.split("\n").filter((l) => l.startsWith('#   tools.allow "tool_'))).toHaveLength(1000);
+    expect(yaml).toContain("#   … and 248999 more (the report on stderr lists each)\n");
+    expect(loadPolicyText("narrowed.yaml", yaml).policy!.tools.allow!.map((e) => e.pattern)).toEqual([
+      "tool_000007",
+    ]);
+  }, 180_000);
+
   it("nothing called: said", () => {
     const text = suggestReport(suggestFrom([], null), SOURCE);
     expect(text).toContain("the policy in force refused none of these calls");

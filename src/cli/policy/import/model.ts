@@ -5,6 +5,8 @@
  * decision against a reference implementation of the client's own rules without touching a disk.
  */
 
+import { unknownNameHint } from "../../../engine/text/didYouMean.js";
+
 export const IMPORT_FORMATS = ["claude-code", "gemini", "codex", "vscode"] as const;
 export type ImportFormat = (typeof IMPORT_FORMATS)[number];
 
@@ -78,7 +80,7 @@ export function chooseServer(
     throw new ImportInputError(
       `nothing in the file is about server '${requested}'`,
       {},
-      `servers found: ${list}`,
+      unknownNameHint(requested, found, "servers found", "servers found: none"),
     );
   }
   if (found.length === 1) return found[0]!;

@@ -10,6 +10,7 @@ import {
   type ImportOutcome,
   type ReportItem,
 } from "./model.js";
+import { appendAll } from "../../../engine/model/diagnostics.js";
 import { asMap, readJsonc, spotOf, stringList, type StringItem } from "./read.js";
 
 /**
@@ -119,7 +120,7 @@ function toolSetTools(file: string, text: string): { items: StringItem[]; notes:
         spotOf(tools.value),
       );
     }
-    items.push(...stringList(tools.value, `"tools" of tool set "${set.key}"`));
+    appendAll(items, stringList(tools.value, `"tools" of tool set "${set.key}"`));
   }
   const names = root.entries.map((e) => `"${e.key}"`).join(", ");
   return {

@@ -29,7 +29,7 @@ export function narrowedPolicyYaml(
     ...digestLines(suggestion.digests).map((line) => line.slice(1)),
     ` tools.allow is exactly the tools called, by exact name. Everything else is ${current}'s, unchanged: deny,`,
     " approvals, scope, redaction, schemas and pins of the tools kept, the contracts, enforcement and limits.",
-    ...removedLines(current, narrowed).map((line) => ` ${line}`),
+    ...removedLines(current, narrowed, MAX_REMOVALS_IN_FILE).map((line) => ` ${line}`),
     " Review it before you rely on it.",
   ].join("\n");
 
@@ -67,8 +67,17 @@ export function narrowedPolicyYaml(
   return text;
 }
 
-/** What was removed from CURRENT (and what was left out), one line each; shared with the report. */
-export function removedLines(current: string, narrowed: Narrowed): string[] {
+/**
+ * Removals listed in the written file's header; the report lists each. A policy of 250,000 entries would
+ * otherwise write a header larger than any policy file toolgate reads (E_FILE_TOO_LARGE on the reload).
+ */
+const MAX_REMOVALS_IN_FILE = 1000;
+
+/**
+ * What was removed from CURRENT (and what was left out), one line each, the removals at most `limit`;
+ * shared with the report.
+ */
+export function removedLines(current: string, narrowed: Narrowed, limit = Infinity): string[] {
   const lines: string[] = [];
   if (narrowed.hadNoAllowlist) {
     lines.push(
@@ -79,7 +88,9 @@ export function removedLines(current: string, narrowed: Narrowed): string[] {
     if (!narrowed.hadNoAllowlist) lines.push(`nothing of ${current} is removed`);
   } else {
     lines.push(`removed from ${current} (tools not called in the log):`);
-    for (const r of narrowed.removed) lines.push(`  ${removalText(r)}`);
+    for (const r of narrowed.removed.slice(0, limit)) lines.push(`  ${removalText(r)}`);
+    const more = narrowed.removed.length - limit;
+    if (more > 0) lines.push(`  … and ${more} more (the report on stderr lists each)`);
   }
   if (narrowed.refused.length > 0) {
     lines.push(

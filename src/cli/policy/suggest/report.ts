@@ -1,3 +1,4 @@
+import { appendAll } from "../../../engine/model/diagnostics.js";
 import { printable } from "../../../engine/text/printable.js";
 import type { PolicyJudgement } from "./judge.js";
 import { addedNote, type Narrowed } from "./narrow.js";
@@ -20,8 +21,11 @@ export function suggestReport(
     `toolgate: ${printable(source.file)}: chain verified (${plural(source.events, "event")}, seq 1..${source.lastSeq}, head ${source.head})`,
     `  ${plural(suggestion.calls, "call")} of ${plural(uses.length, "tool")}${suggestion.server === null ? "" : ` to server ${quoted(suggestion.server)}`}; ${plural(suggestion.allow.length, "tool")} in the suggested tools.allow`,
   ];
-  if (judged === undefined) lines.push(...recordedRefusals(uses));
-  else lines.push(...judgedLines(judged.file, judged.judgement));
+  // appendAll, not push(...): a policy of 250,000 entries lists as many never called.
+  appendAll(
+    lines,
+    judged === undefined ? recordedRefusals(uses) : judgedLines(judged.file, judged.judgement),
+  );
   section(
     lines,
     "called but hidden from the list, left out of tools.allow (add one only if you mean it):",
@@ -40,7 +44,7 @@ export function suggestReport(
       "nothing was called through the name rules of the policy in force: the suggested tools.allow is empty, which allows nothing",
     );
   }
-  if (judged?.narrowed !== undefined) lines.push(...narrowedLines(judged.file, judged.narrowed));
+  if (judged?.narrowed !== undefined) appendAll(lines, narrowedLines(judged.file, judged.narrowed));
   return lines.join("\n") + "\n";
 }
 

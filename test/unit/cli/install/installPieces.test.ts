@@ -60,6 +60,15 @@ describe("finding and classifying server entries", () => {
     expect(!broken.ok && broken.message).toMatch(/^f\.json:\d+:\d+: error E_SYNTAX/);
   });
 
+  it("reads a client's file larger than toolgate's own files may be; its nesting is bounded still", () => {
+    // Claude Code keeps its history in ~/.claude.json: 10 MB and more is a file people have.
+    const history = JSON.stringify("x".repeat(11 * 1024 * 1024));
+    const big = `{"history": ${history},\n"mcpServers": {"a": {"command": "x"}}}`;
+    expect(entries(big).map((e) => [e.name, e.line])).toEqual([["a", 2]]);
+    const deep = findServerEntries("f.json", `{"mcpServers": {}, "x": ${"[".repeat(300)}${"]".repeat(300)}}`);
+    expect(!deep.ok && deep.message).toMatch(/^f\.json:1:\d+: error E_TOO_DEEP/);
+  });
+
   it("knows a toolgate wrap command line, by hand or installed", () => {
     expect(isWrapped(["toolgate", "wrap", "--", "x"])).toBe(true);
     expect(isWrapped(["/usr/bin/node", "/a/bin/toolgate.js", "wrap", "--", "x"])).toBe(true);

@@ -224,6 +224,20 @@ describe("session persistence", () => {
     );
   });
 
+  it("keeps anchors and merges it does not touch; refuses a write a merged mcp_tools would contradict", () => {
+    const shared = "base: &b { note: x }\nother:\n  <<: *b\n";
+    expect(serializeSessionFile(shared, applySet(null, "github", ["a"]))).toBe(
+      `${shared}mcp_tools:\n  github: [ a ]\n`,
+    );
+    // mcp_tools comes from the merged map: writing it would override a merged setting, removing it would not.
+    const merged = "base: &b\n  mcp_tools: { github: [a] }\n<<: *b\n";
+    for (const map of [applySet(null, "github", ["b"]), null]) {
+      expect(() => serializeSessionFile(merged, map)).toThrow(
+        expect.objectContaining({ code: "E_SESSION_WRITE" }),
+      );
+    }
+  });
+
   it("round-trips any valid patterns (property)", () => {
     const piece = fc.stringMatching(/^[A-Za-z0-9_*?:#&!|>'"%@`{}[\]-]{1,12}$/);
     fc.assert(

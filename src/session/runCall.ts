@@ -1,0 +1,223 @@
+import type { SessionCounters } from "../engine/model/decision.js";
+import type { Era } from "../engine/protocol/eras.js";
+import type { JsonObject, JsonRpcId } from "../engine/rpc/jsonRpc.js";
+import { settleOr, whenSettled, type Settled } from "../state/settled.js";
+import type { ToolResult } from "./answers.js";
+import { readApprovalAnswer, type ApprovalOutcome } from "./approvalQuestion.js";
+import type { ApprovalRounds, RetryReading } from "./approvalRounds.js";
+import type { CallStep } from "./callPipeline.js";
+import type { ServerView } from "./serverView.js";
+import type { CatalogState } from "./toolCatalog.js";
+import { uncountedReason, type ToolSession } from "./toolSession.js";
+
+/** One `tools/call` as the client sent it, before anything is read of it. */
+export interface CallRequest {
+  requestId: JsonRpcId;
+  /** The call's params as sent (toolgate's own retry members included). */
+  params: JsonObject;
+  /** The tool as called and its arguments: what toolgate's retry state is bound to. */
+  calledAs: string;
+  args: unknown;
+}
+
+/** The call, once the surface has named what it reaches. */
+export interface CallTarget {
+  server: ServerView;
+  /** The tool's name at the server. */
+  tool: string;
+  /** The params as the server would get them (decided, then forwarded once the approval is stripped). */
+  params: JsonObject;
+  /** The client holds the tool's listed definition (direct listing). */
+  definitionShown: boolean;
+  /** serve's meta-tool mode: the meta tool the client called. */
+  via?: string;
+  /**
+   * What the surface settles before the decision: the catalog it has in hand (wrap, once its server is
+   * ready), or `null` (the session asks for one if the name alone cannot decide). It may refuse the call
+   * by rejecting (serve: mirrored headers that disagree with the body).
+   */
+  before(): Settled<CatalogState | null>;
+  /** The server's catalog, when the session needs it to decide; `null`: this surface decides with its own. */
+  fetchCatalog: (() => Promise<CatalogState>) | null;
+  /** The answer a tool the server does not have gets (a hidden tool gets the same). */
+  absent(): void;
+}
+
+/** An approved call in the modern era: a server's own question in its answer carries the approval on. */
+export interface ApprovedRound {
+  calledAs: string;
+  args: unknown;
+}
+
+/** All a surface implements for a call: what the call flow needs of its transport, naming and people. */
+export interface CallPort {
+  era: Era;
+  /** The person is asked out of band (serve's dashboard): in the modern era too, the call waits. */
+  asksOutOfBand: boolean;
+  /** `null` when the person behind the client can be asked (form-mode elicitation); else why not. */
+  cannotAsk: string | null;
+  /**
+   * Names what the call reaches, after it was counted; `null` when the name reaches nothing (the surface
+   * has recorded and answered it). `params` are the call's params without toolgate's own retry members.
+   */
+  resolve(params: JsonObject): CallTarget | null;
+  /** The count could not be had (the state store is unreachable): the surface records and refuses. */
+  uncounted(reason: string): void;
+  /** Sends the call to the server; `approved` (modern era) when the person approved it; `failed` answers a server that cannot be had. */
+  forward(params: JsonObject, approved: ApprovedRound | null, failed: (reason: string) => ToolResult): void;
+  /** Puts the question to the person (elicitation, or the dashboard) while the call waits. */
+  ask(question: JsonObject, about: { tool: string; server: string | null }): Promise<ApprovalOutcome>;
+  /** Answers the call with a result of toolgate's own (a refusal, or the modern era's question). */
+  answer(result: ToolResult | JsonObject): void;
+  /** Answers the call with a JSON-RPC error. */
+  error(code: number, message: string, data?: JsonObject): void;
+  /** The client cancelled the call while its person was asked: MCP says nothing is answered. */
+  withdrawn(): void;
+  /** Something failed after the call was under way (an answer from the person that could not be carried). */
+  failed(error: unknown): void;
+}
+
+/** Invalid params: the JSON-RPC code for a retry whose state toolgate refuses. */
+const INVALID_PARAMS = -32602;
+
+/**
+ * The whole flow of one call, the same on every surface and in both eras: read the retry round (modern),
+ * count the request, refuse a retry whose state is not toolgate's, let the session decide (fetching the
+ * catalog when it asks for it), ask the person, carry the approval, forward, answer. Decisions and their
+ * records are the session's; the port moves the messages.
+ *
+ * Settles once the call is under way (forwarded, answered, or its question put): a surface that handles
+ * messages in order goes on with the next while the person decides.
+ */
+export function runCall(
+  session: ToolSession,
+  rounds: ApprovalRounds,
+  call: CallRequest,
+  port: CallPort,
+): Settled<void> {
+  const reading: Settled<RetryReading> =
+    port.era === "modern"
+      ? rounds.read(call.params, call.calledAs, call.args)
+      : { kind: "fresh", params: call.params };
+  return whenSettled(reading, (retry) => {
+    // A retry answering toolgate's question is the same call, not another one.
+    const counted = settleOr<SessionCounters, SessionCounters | null>(
+      session.countRequest(retry.kind === "fresh"),
+      (counters) => counters,
+      (error) => {
+        port.uncounted(uncountedReason(error));
+        return null;
+      },
+    );
+    return whenSettled(counted, (counters) => {
+      if (counters === null) return;
+      return decided(session, rounds, call, port, retry, counters);
+    });
+  });
+}
+
+function decided(
+  session: ToolSession,
+  rounds: ApprovalRounds,
+  call: CallRequest,
+  port: CallPort,
+  retry: RetryReading,
+  counters: SessionCounters,
+): Settled<void> {
+  const target = port.resolve(retry.kind === "refused" ? call.params : retry.params);
+  if (target === null) return;
+  if (retry.kind === "refused") {
+    session.refusedRetry(
+      call.requestId,
+      target.server,
+      target.tool,
+      `the requestState of this retry was refused: ${retry.reason}`,
+      call.args,
+    );
+    port.error(INVALID_PARAMS, `Invalid requestState: ${retry.reason}`, { reason: "invalid_request_state" });
+    return;
+  }
+  const decide = (catalog: CatalogState | null): Settled<void> =>
+    whenSettled(
+      session.decideCall({
+        requestId: call.requestId,
+        server: target.server,
+        tool: target.tool,
+        params: target.params,
+        catalog,
+        counters,
+        cannotAsk: port.cannotAsk,
+        definitionShown: target.definitionShown,
+        calledAs: call.calledAs,
+        ...(target.via === undefined ? {} : { via: target.via }),
+      }),
+      (step): Settled<void> => {
+        if (step.kind !== "needs-catalog") return take(rounds, call, port, target, retry, step, false);
+        // A surface that decides with its own catalog never needs another: fail closed.
+        if (target.fetchCatalog === null || catalog !== null) {
+          throw new Error("the call was decided without the server's catalog");
+        }
+        return target.fetchCatalog().then(decide);
+      },
+    );
+  return whenSettled(target.before(), decide);
+}
+
+/** Carries out what the session decided for one call. */
+function take(
+  rounds: ApprovalRounds,
+  call: CallRequest,
+  port: CallPort,
+  target: CallTarget,
+  retry: RetryReading,
+  step: CallStep,
+  approved: boolean,
+): void {
+  const next = (outcome: ApprovalOutcome): void =>
+    take(
+      rounds,
+      call,
+      port,
+      target,
+      retry,
+      step.kind === "ask" ? step.answered(outcome) : step,
+      outcome.approved,
+    );
+  switch (step.kind) {
+    case "forward":
+      port.forward(
+        step.params,
+        approved && port.era === "modern" ? { calledAs: call.calledAs, args: call.args } : null,
+        step.failed,
+      );
+      return;
+    case "deny":
+      port.answer(step.result);
+      return;
+    case "absent":
+      target.absent();
+      return;
+    case "withdrawn":
+      port.withdrawn();
+      return;
+    case "needs-catalog":
+      throw new Error("the session asked for a catalog after deciding");
+    case "ask":
+      if (port.era === "legacy" || port.asksOutOfBand) {
+        // The question does not hold up the client's other messages: they go on while the person decides.
+        void port
+          .ask(step.question, step.about)
+          .then(next)
+          .catch((error: unknown) => port.failed(error));
+        return;
+      }
+      // The modern era has no request from server to client: the question goes back as the result, and the
+      // retry brings the answer with toolgate's state.
+      if (retry.kind === "approved") return next({ approved: true });
+      if (retry.kind === "answer" && retry.answer !== undefined) {
+        return next(readApprovalAnswer({ jsonrpc: "2.0", id: 0, result: retry.answer }));
+      }
+      port.answer(rounds.question(step.question, call.calledAs, call.args));
+      return;
+  }
+}
