@@ -24,7 +24,7 @@ import { loadContext } from "./contextLoader.js";
 import { printable } from "../engine/text/printable.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { describeError } from "./errorReport.js";
-import { openState } from "./serveState.js";
+import { openState, stateRefused } from "./serveState.js";
 import { serveDashboard } from "./serveDashboard.js";
 import { UpstreamPool } from "../serve/upstreamPool.js";
 
@@ -152,7 +152,7 @@ export function registerServeCommand(program: Command): void {
     )
     .option(
       "--state <url>",
-      "where limits, spent approvals and session owners are kept: memory (default) or redis://HOST:PORT[/DB], shared by replicas (also state: in config.yaml)",
+      "where limits, spent approvals and session owners are kept: memory (default), or redis://HOST:PORT[/DB] or rediss://HOST:PORT[/DB] (TLS), shared by replicas (also state: in config.yaml)",
     )
     .option(
       "--approval-key <file>",
@@ -307,7 +307,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     process.env,
     log,
   );
-  if ("why" in opened) return fail(opened.why);
+  if ("why" in opened) return stateRefused(opened);
   const { state } = opened;
   // One store of spent approval ids (and request-state nonces) for every session: an artifact spent by one
   // client is spent for all, across the replicas with Redis.

@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import type { AuditSink } from "../audit/sink.js";
 import { closeAuditSink } from "../audit/sink.js";
 import type { GatewaySession } from "../serve/gatewaySession.js";
-import { MemoryState } from "../state/memoryState.js";
 import type { SharedState } from "../state/sharedState.js";
 import { startHttpServer } from "../transports/httpServer.js";
 import type { SessionDirectory } from "../transports/replicaForward.js";
@@ -34,11 +33,12 @@ export async function serveHttp(
   let self = flags.announce?.replace(/\/$/, "") ?? "";
   // Their records and hops are signed with the state secret (openState requires it beside Redis).
   const stateSecret = process.env.TOOLGATE_STATE_SECRET ?? "";
-  if (!(state instanceof MemoryState) && stateSecret === "") {
+  if (state.sharedByReplicas && stateSecret === "") {
     return fail("replicas need TOOLGATE_STATE_SECRET (the same on every replica) to trust each other");
   }
-  const directory: SessionDirectory | undefined =
-    state instanceof MemoryState ? undefined : signedDirectory(state, () => self, stateSecret, log);
+  const directory: SessionDirectory | undefined = state.sharedByReplicas
+    ? signedDirectory(state, () => self, stateSecret, log)
+    : undefined;
   let publicUrl = "";
   const doors =
     flags.oauthIssuer.length === 0

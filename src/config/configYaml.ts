@@ -6,6 +6,7 @@ import type { SourceNode, SourceRef } from "../engine/model/source.js";
 import { serverNameProblem } from "./serverName.js";
 import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
 import type { GlobalConfig, ServerAlias } from "../engine/model/configDir.js";
+import { readStateUrl, STATE_URL_HINT, stateUrlForms } from "../engine/model/stateUrl.js";
 
 export const CONFIG_YAML_FIELDS = [
   "enabled_mcp_servers",
@@ -128,14 +129,24 @@ export function parseConfigYaml(
   const state = entryOf(root, "state");
   if (state !== undefined) {
     const v = state.value;
-    const url = v.kind === "scalar" && typeof v.value === "string" ? v.value : null;
-    const problem = url !== null ? stateUrlProblem(url) : `this is ${describeKind(v)}`;
-    if (problem === null) config.state = { url: url!, at: v.at };
-    else if (!(v.kind === "scalar" && v.value === null)) {
+    if (v.kind === "scalar" && typeof v.value === "string") {
+      const read = readStateUrl(v.value);
+      if (!("problem" in read)) config.state = { url: v.value, at: v.at };
+      else {
+        // The code --state gets for the same URL (state/stateRegistry.ts), here with its file:line.
+        diagnostics.push({
+          severity: "error",
+          code: "E_STATE_URL",
+          message: `'state' must be ${stateUrlForms()}, but ${read.problem}`,
+          hint: STATE_URL_HINT,
+          ...v.at,
+        });
+      }
+    } else if (!(v.kind === "scalar" && v.value === null)) {
       diagnostics.push({
         severity: "error",
         code: "E_FIELD_TYPE",
-        message: `'state' must be memory or a Redis URL (redis://HOST:PORT[/DB]), but ${problem}`,
+        message: `'state' must be ${stateUrlForms()}, but this is ${describeKind(v)}`,
         ...v.at,
       });
     }
@@ -182,23 +193,6 @@ function parseOAuth(node: SourceNode, diagnostics: Diagnostic[]): GlobalConfig["
       problem(`'${url}' in 'oauth' is not an http(s) URL`, node.at);
   }
   return out;
-}
-
-/** `null` when `url` names a state store serve can use: `memory`, or `redis://` / `rediss://` with a host. */
-export function stateUrlProblem(url: string): string | null {
-  if (url === "memory") return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return `'${url}' is not a URL`;
-  }
-  if (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")
-    return `'${parsed.protocol}' is not redis: or rediss:`;
-  if (parsed.hostname === "") return `'${url}' names no host`;
-  if (!/^\/?(\d+)?$/.test(parsed.pathname))
-    return `the database '${parsed.pathname.slice(1)}' is not a number`;
-  return null;
 }
 
 /** `approval_keys:` a file name or a list of them. */

@@ -1,5 +1,5 @@
 import type { SessionCounters } from "../engine/model/decision.js";
-import type { SharedState } from "./sharedState.js";
+import type { SharedState, StateBackend } from "./sharedState.js";
 
 interface Counts extends SessionCounters {
   lastSeen: number;
@@ -8,6 +8,7 @@ interface Counts extends SessionCounters {
 /** The state of one process: the default, when one gateway serves every client. */
 export class MemoryState implements SharedState {
   readonly where = "memory";
+  readonly sharedByReplicas = false;
   private readonly counts = new Map<string, Counts>();
   private readonly spent = new Map<string, number>();
   private readonly owners = new Map<string, { owner: string; until: number }>();
@@ -62,3 +63,8 @@ export class MemoryState implements SharedState {
     return Promise.resolve();
   }
 }
+
+/** `memory`: nothing to connect to, nothing to agree on. */
+export const memoryBackend: StateBackend = {
+  open: (_url, options) => Promise.resolve({ state: new MemoryState(options.idleMs) }),
+};

@@ -1,14 +1,17 @@
 import { Redis } from "ioredis";
 import type { SessionCounters } from "../engine/model/decision.js";
+import type { StateUrl } from "../engine/model/stateUrl.js";
 import { StateUnavailable, type SharedState } from "./sharedState.js";
 
 export interface RedisStateOptions {
-  /** `redis://[user:password@]host:port[/db]`. */
-  url: string;
+  /** `redis://` or `rediss://` (TLS), as stateUrl.ts read it. */
+  url: StateUrl;
   /** A principal's counts are dropped once it has been idle this long. */
   idleMs: number;
   /** Keys start with this (default `toolgate:`), so one Redis can hold several deployments. */
   prefix?: string;
+  /** With `rediss://`: the CA certificates (PEM) the server's certificate must chain to, instead of Node's. */
+  ca?: Buffer;
   /** One line when the state becomes unreachable, and one when it is back (never one per request). */
   log: (line: string) => void;
 }
@@ -18,24 +21,28 @@ export interface RedisStateOptions {
  * single use with SET NX, ownership with SET and a TTL. Requests are never queued while Redis is away
  * (no offline queue, no retries per request): an operation that cannot be done now fails at once with
  * StateUnavailable, and the caller refuses what needed it. The client reconnects on its own.
+ * Opened through redisBackend.ts, which calls start() and agree() before anyone else sees it.
  */
 export class RedisState implements SharedState {
   readonly where: string;
+  readonly sharedByReplicas = true;
   private readonly redis: Redis;
   private readonly prefix: string;
   private down: string | null = null;
+  private closed = false;
 
   constructor(private readonly options: RedisStateOptions) {
-    const url = new URL(options.url);
-    this.where = `redis://${url.host}${url.pathname === "/" ? "" : url.pathname}`;
+    this.where = options.url.where;
     this.prefix = options.prefix ?? "toolgate:";
-    this.redis = new Redis(options.url, {
+    this.redis = new Redis(options.url.url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 2000,
       // Bounded back-off: at most one attempt every 2 s while Redis is away.
       retryStrategy: (attempt) => Math.min(100 * attempt, 2000),
       lazyConnect: true,
+      // Said here, not left to ioredis, which turns TLS on only for a URL spelled exactly `rediss://`.
+      ...(options.url.scheme === "rediss" ? { tls: options.ca === undefined ? {} : { ca: options.ca } } : {}),
     });
     this.redis.on("error", (error: Error) => this.wentDown(error.message));
     this.redis.on("ready", () => {
@@ -102,11 +109,14 @@ export class RedisState implements SharedState {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.redis.disconnect();
     return Promise.resolve();
   }
 
   private async run<R>(operation: () => Promise<R>): Promise<R> {
+    // Closed on purpose (serve stopping): refused like an unreachable store, without saying it went away.
+    if (this.closed) throw new StateUnavailable(`state ${this.where} is closed`);
     if (this.redis.status !== "ready") {
       this.wentDown(`connection ${this.redis.status}`);
       throw new StateUnavailable(`state ${this.where} is unreachable (${this.down ?? this.redis.status})`);
@@ -115,7 +125,12 @@ export class RedisState implements SharedState {
       return await operation();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      if (this.redis.status !== "ready") this.wentDown(message);
+      // A reply error is the store refusing this one command. Any other failure is the connection's, even
+      // while the client still says "ready": a socket the server has just closed refuses writes ("Stream
+      // isn't writeable") before the client notices it is gone.
+      if (this.redis.status !== "ready" || !(error instanceof Error && error.name === "ReplyError")) {
+        this.wentDown(message);
+      }
       throw new StateUnavailable(`state ${this.where} could not be used (${message})`);
     }
   }

@@ -1,4 +1,5 @@
 // toolgate serve refuses to start on bad configuration: every diagnostic with file:line on stderr, exit 2.
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configDir, mcpJson, runCli } from "./configDirHelpers.js";
 import { NODE } from "./helpers.js";
@@ -103,5 +104,59 @@ describe("serve: configuration errors are start-up errors", () => {
     const world = serveWorld();
     const run = await runCli(["serve", "--config-dir", world.dir], { input: "" });
     expect(run.code).toBe(0);
+  });
+});
+
+describe("serve: a state store it cannot use is a start-up error", () => {
+  const TOKEN = "state-e2e-token-0123456789abcdef";
+  const serveHttpWith = (dir: string, extra: string[], env: Record<string, string> = {}) =>
+    runCli(["serve", "--config-dir", dir, "--http", "0", ...extra], {
+      env: { TOOLGATE_TOKEN: TOKEN, TOOLGATE_STATE_SECRET: "", TOOLGATE_STATE_CA: "", ...env },
+    });
+
+  it("--state naming no store: E_STATE_URL naming the flag, the forms that are right and a hint, never the password", async () => {
+    const world = serveWorld();
+    const run = await serveHttpWith(world.dir, ["--state", "mysql://admin:hunter2@db:3306/x"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "toolgate: error E_STATE_URL: --state must be memory, redis://[USER:PASSWORD@]HOST:PORT[/DB] or rediss://[USER:PASSWORD@]HOST:PORT[/DB] (Redis over TLS), but 'mysql:' is not a scheme toolgate keeps state in\n  hint: write one of those forms, e.g. redis://10.0.0.9:6379/0",
+    );
+    expect(run.stderr).not.toContain("hunter2");
+  });
+
+  it("state: in config.yaml naming no store: E_STATE_URL at its file:line, before anything starts", async () => {
+    const world = serveWorld({ config: "enabled_mcp_servers: all\nstate: redis://10.0.0.9:6379/cache\n" });
+    const run = await serveHttpWith(world.dir, [], { TOOLGATE_STATE_SECRET: "x".repeat(40) });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /config\.yaml:2:8: error E_STATE_URL state: 'state' must be memory, .* but the database 'cache' in 'redis:\/\/10\.0\.0\.9:6379\/cache' is not a number \(hint: /,
+    );
+  });
+
+  it("a Redis URL without TOOLGATE_STATE_SECRET: E_STATE_SECRET naming where the URL was given, before connecting", async () => {
+    const world = serveWorld({ config: "enabled_mcp_servers: all\nstate: redis://:pw@127.0.0.1:9/0\n" });
+    const fromConfig = await serveHttpWith(world.dir, []);
+    expect(fromConfig.code).toBe(2);
+    expect(fromConfig.stderr).toMatch(
+      /^toolgate: error E_STATE_SECRET: state: at \S+config\.yaml:2 names redis:\/\/127\.0\.0\.1:9\/0, a store replicas share, and TOOLGATE_STATE_SECRET is not set\n {2}hint: set TOOLGATE_STATE_SECRET /m,
+    );
+    // --state wins over state:, and is named instead.
+    const fromFlag = await serveHttpWith(world.dir, ["--state", "rediss://127.0.0.1:9"]);
+    expect(fromFlag.code).toBe(2);
+    expect(fromFlag.stderr).toContain(
+      "toolgate: error E_STATE_SECRET: --state names rediss://127.0.0.1:9, a store replicas share",
+    );
+  });
+
+  it("TOOLGATE_STATE_CA beside a plain redis:// URL: E_STATE_CA (a CA means TLS was meant)", async () => {
+    const world = serveWorld();
+    const run = await serveHttpWith(world.dir, ["--state", "redis://127.0.0.1:9"], {
+      TOOLGATE_STATE_SECRET: "x".repeat(40),
+      TOOLGATE_STATE_CA: join(world.dir, "ca.pem"),
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      "toolgate: error E_STATE_CA: TOOLGATE_STATE_CA is set but redis://127.0.0.1:9 is not TLS\n  hint: write the state URL as rediss://…",
+    );
   });
 });

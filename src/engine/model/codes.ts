@@ -176,6 +176,9 @@ export const DASHBOARD_CODES = [
 /** Replicas of `serve --http` proving to each other that they share the state secret. */
 export const REPLICA_CODES = ["E_REPLICA_UNPROVEN"] as const;
 
+/** Opening `serve`'s state store (`--state`, `state:` in config.yaml): it is refused before anything starts. */
+export const STATE_OPEN_CODES = ["E_STATE_URL", "E_STATE_SECRET", "E_STATE_CA"] as const;
+
 export const ALL_CODES = [
   ...REASON_CODES,
   ...GATEWAY_REFUSAL_CODES,
@@ -188,9 +191,12 @@ export const ALL_CODES = [
   ...CLI_CODES,
   ...DASHBOARD_CODES,
   ...REPLICA_CODES,
+  ...STATE_OPEN_CODES,
 ] as const;
 
 /** Any code toolgate prints or records. */
 export type ToolgateCode = (typeof ALL_CODES)[number];
 
 export type GatewayRefusalCode = (typeof GATEWAY_REFUSAL_CODES)[number];
+
+export type StateOpenCode = (typeof STATE_OPEN_CODES)[number];
