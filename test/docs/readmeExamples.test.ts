@@ -28,7 +28,15 @@ function withToolgate(): { dir: string; env: NodeJS.ProcessEnv } {
   chmodSync(join(dir, "bin", "toolgate"), 0o755);
   return {
     dir,
-    env: { PATH: `${join(dir, "bin")}:${process.env.PATH ?? ""}`, HOME: dir, TOOLGATE_CONFIG_DIR: "" },
+    env: {
+      PATH: `${join(dir, "bin")}:${process.env.PATH ?? ""}`,
+      HOME: dir,
+      TOOLGATE_CONFIG_DIR: "",
+      // A serve started here waits for its servers before a first list, as under the rest of the run.
+      ...(process.env.TOOLGATE_LIST_WAIT === undefined
+        ? {}
+        : { TOOLGATE_LIST_WAIT: process.env.TOOLGATE_LIST_WAIT }),
+    },
   };
 }
 
