@@ -95,7 +95,7 @@ describe("toolgate install on JSONC and VS Code files", () => {
     expect(readFileSync(file, "utf8")).toBe(
       original.replace('"inputs": []', '"inputs": [{ "id": "k", "type": "promptString" }]'),
     );
-  });
+  }, 120_000);
 
   it("leaves an entry a person changed after install, says so, and keeps the record for it", () => {
     const home = tempDir("tg-install-changed-");

@@ -225,5 +225,5 @@ describe("toolgate policy migrate", () => {
       expect(after.code).toBe(expected);
       expect(JSON.parse(after.stdout).code).toBe(JSON.parse(before.stdout).code);
     }
-  });
+  }, 90_000);
 });
