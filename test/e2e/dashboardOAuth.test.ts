@@ -59,8 +59,8 @@ describe("the dashboard's sign-in with the identity provider", () => {
     await page.getByRole("link", { name: `Sign in with ${new URL(issuer.url).host}` }).click();
     await page.locator('input[name="login"]').fill("alice");
     await page.locator('input[name="password"]').fill("any");
-    await page.getByRole("button", { name: /sign-?in/i }).click({ timeout: 5000 });
-    await page.getByRole("button", { name: /continue/i }).click({ timeout: 5000 }); // the provider's consent
+    await page.getByRole("button", { name: /sign-?in/i }).click({ timeout: 30_000 });
+    await page.getByRole("button", { name: /continue/i }).click({ timeout: 30_000 }); // the provider's consent
     await page.waitForURL(`${origin}/ui/`);
     await page.getByRole("heading", { name: "Verdict matrix" }).waitFor();
     expect(await page.getByRole("button", { name: "Sign out" }).count()).toBe(1);
@@ -84,8 +84,8 @@ describe("the dashboard's sign-in with the identity provider", () => {
     }
     await page.locator('input[name="login"]').fill("bob");
     await page.locator('input[name="password"]').fill("any");
-    await page.getByRole("button", { name: /sign-?in/i }).click({ timeout: 5000 });
-    await page.getByRole("button", { name: /continue/i }).click({ timeout: 5000 });
+    await page.getByRole("button", { name: /sign-?in/i }).click({ timeout: 30_000 });
+    await page.getByRole("button", { name: /continue/i }).click({ timeout: 30_000 });
     // Either page: an attempt pushed out would end on "Not signed in", and should fail here, not time out.
     const heading = page.getByRole("heading", { name: /^(Verdict matrix|Not signed in)$/ });
     await heading.waitFor({ timeout: 15_000 });

@@ -129,7 +129,7 @@ export class RawWrapper {
   }
 
   /** Waits until `predicate` holds over what was received so far. */
-  async until<T>(predicate: () => T | undefined | false, timeoutMs = 10_000): Promise<T> {
+  async until<T>(predicate: () => T | undefined | false, timeoutMs = 45_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = predicate();

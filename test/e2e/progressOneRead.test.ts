@@ -138,8 +138,10 @@ describe("serve: progress that arrives in one read with the result", () => {
     const started = Date.now();
     const silent = { ...call, params: { name: "b__silent", arguments: {} } };
     const timedOut = await overStdio(["--request-timeout", "500"], silent);
-    expect(Date.now() - started).toBeLessThan(5000);
+    // The answer is the timeout's (the server never answers); the bound only says the call did not hang
+    // (start-up of serve and its servers included, on a loaded machine).
     expect(timedOut.at(-1)).toMatchObject({ id: 7, error: { code: -32001, message: "Request timed out" } });
+    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it("over HTTP, every progress notification is an event before the result on the call's stream", async () => {
