@@ -12,6 +12,7 @@ import type {
   ToolPin,
   ToolSchemaEntry,
 } from "../engine/model/policy.js";
+import { readItemSection } from "./policyItems.js";
 import { readToolPins } from "./policyPins.js";
 import { PolicyReader } from "./policyReader.js";
 import { readSchemas, type SchemasSection } from "./policySchemas.js";
@@ -39,6 +40,8 @@ const TOP_LEVEL_FIELDS = [
   "enforcement",
   "limits",
   "tool_pins",
+  "resources",
+  "prompts",
 ] as const;
 
 const TOOLS_FIELDS = [
@@ -165,6 +168,8 @@ function parsePolicy(file: string, text: string, digest: string): PolicyLoadResu
   const limits = readLimits(r, root);
   const pinsMap = r.map(entryOf(root, "tool_pins")?.value, "pins");
   const toolPins: ToolPin[] = pinsMap ? readToolPins(r, pinsMap) : [];
+  const resources = readItemSection(r, root, "resources");
+  const prompts = readItemSection(r, root, "prompts");
 
   const legacy = {
     rootAllowDeny: rootAllowEntry !== undefined || rootDenyEntry !== undefined,
@@ -192,6 +197,8 @@ function parsePolicy(file: string, text: string, digest: string): PolicyLoadResu
     toolPins,
     digest,
   };
+  if (resources !== undefined) policy.resources = resources;
+  if (prompts !== undefined) policy.prompts = prompts;
   if (name !== undefined) policy.name = name;
   if (description !== undefined) policy.description = description;
   if (tools.restrictScopeContract !== undefined)
