@@ -34,6 +34,8 @@ import { shareKey, UpstreamPool, type LinkMember } from "./upstreamPool.js";
 import type { ApprovalDesk } from "../session/approvalDesk.js";
 import { ApprovalChannel } from "./approvalChannel.js";
 import { ResourceRouter } from "./resourceRouter.js";
+import { AuditRecorder } from "../session/auditRecorder.js";
+import { ItemGuard } from "../session/itemGuard.js";
 import { localPrincipal, type Principal } from "../engine/model/principal.js";
 
 export interface SessionOptions {
@@ -154,12 +156,9 @@ export class GatewaySession implements ClientHandler {
       session: options.sessionId,
       ...(options.desk === undefined ? {} : { desk: options.desk }),
     });
+    const identity = { session: options.sessionId, client: context.client, principal: this.principal.name };
     this.session = new ToolSession({
-      identity: {
-        session: options.sessionId,
-        client: context.client,
-        principal: this.principal.name,
-      },
+      identity,
       audit: options.audit,
       limits: context.policy,
       dryRun: options.dryRun === true,
@@ -242,6 +241,12 @@ export class GatewaySession implements ClientHandler {
         return key !== undefined && this.pool.othersSubscribed(key, this.member, slot.name, uri);
       },
       log: options.log,
+      policy: context.policy,
+      guard: new ItemGuard(new AuditRecorder(options.audit, identity, options.log), {
+        dryRun: options.dryRun === true,
+        verbose: options.verbose === true,
+        log: options.log,
+      }),
     });
   }
 

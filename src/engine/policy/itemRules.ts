@@ -1,5 +1,5 @@
 import type { ItemDecisionCode } from "../model/codes.js";
-import type { Rule } from "../model/decision.js";
+import type { ItemDecision, ItemKind, Rule } from "../model/decision.js";
 import type { ItemRules, PatternEntry } from "../model/policy.js";
 import { compileResourcePattern } from "../patterns/resourcePattern.js";
 import { PolicyNameIndex } from "./nameIndex.js";
@@ -11,17 +11,7 @@ import { PolicyNameIndex } from "./nameIndex.js";
  * (the gateway then passes resources or prompts as it always did). Pure and synchronous.
  */
 
-export type ItemKind = "resource" | "prompt";
-
-export interface ItemDecision {
-  decision: "allow" | "deny";
-  code: ItemDecisionCode | null;
-  kind: ItemKind;
-  /** The URI, URI template or prompt name decided, as the server knows it. */
-  name: string;
-  reason: string;
-  rule: Rule;
-}
+export type { ItemDecision, ItemKind };
 
 export interface CompiledItemRules {
   kind: ItemKind;
