@@ -29,6 +29,7 @@ import { ApprovalAsker } from "./approvalAsker.js";
 import { PrivateRequests } from "./privateRequests.js";
 import { WrapEra } from "./wrapEra.js";
 import { ListFilter } from "./listFilter.js";
+import { ItemRequests } from "./itemRequests.js";
 import { ServerReadiness } from "./serverReadiness.js";
 import { ServerNameWatch } from "./serverNameWatch.js";
 import { ApprovalRounds } from "../session/approvalRounds.js";
@@ -111,6 +112,7 @@ export class PolicyProxy {
   private readonly era = new WrapEra();
   private readonly nameWatch: ServerNameWatch;
   private readonly lists: ListFilter;
+  private readonly items: ItemRequests;
   private readonly readiness: ServerReadiness;
   /** Approval in the modern era: toolgate's own input_required question and its retries. */
   private readonly rounds: ApprovalRounds;
@@ -198,6 +200,7 @@ export class PolicyProxy {
       log: options.log,
       toClient: (message) => this.toClient(message),
     });
+    this.items = ItemRequests.forWrap(options);
     this.startupMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     this.readiness = new ServerReadiness({
       catalog: this.catalog,
@@ -345,6 +348,9 @@ export class PolicyProxy {
       else if (this.pendingLists.delete(id)) {
         this.lists.filter(response, text);
         return;
+      } else if (this.items.owns(id)) {
+        this.toClient(this.items.incoming(response));
+        return;
       }
       const approved = this.approvedCalls.get(id);
       if (approved !== undefined) {
@@ -389,6 +395,7 @@ export class PolicyProxy {
       this.privateRequests.settle(id, errorResponse(id, INTERNAL_ERROR, message));
     } else if (this.clientPending.has(id)) {
       this.pendingLists.delete(id);
+      this.items.forget(id);
       this.initializeIds.delete(id);
       this.toClient(errorResponse(id, INTERNAL_ERROR, message));
     }
@@ -499,7 +506,8 @@ export class PolicyProxy {
       return undefined;
     }
     if (request.method === "tools/list") this.pendingLists.add(request.id);
-    this.peers.toServer(request);
+    const outgoing = this.items.outgoing(request, (answer) => this.toClient(answer));
+    if (outgoing !== null) this.peers.toServer(outgoing);
     return undefined;
   }
 

@@ -93,7 +93,9 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
     },
     itemAccess(kind: ItemKind, name: string, shown?: string): ItemDecision | null {
       const rules = kind === "resource" ? compiled.resources : compiled.prompts;
-      return rules === null ? null : decideItem(rules, name, shown);
+      // A prompt's name through the gateway (`<name>__<prompt>`) denies it too, as for tools.
+      const through = shown ?? (kind === "prompt" ? shownAs(name) : undefined);
+      return rules === null ? null : decideItem(rules, name, through);
     },
     unmatchedDeny(toolNames: readonly string[]): readonly PatternEntry[] {
       return denyPatterns
