@@ -1,13 +1,6 @@
 import type { IncomingHttpHeaders } from "node:http";
-import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protocol/envelope.js";
-import {
-  LEGACY_VERSIONS,
-  META,
-  MODERN_VERSIONS,
-  UNSUPPORTED_PROTOCOL_VERSION,
-  type Envelope,
-  type Era,
-} from "../engine/protocol/eras.js";
+import { EraPin } from "../engine/protocol/eraPin.js";
+import { LEGACY_VERSIONS, META, MODERN_VERSIONS, type Envelope, type Era } from "../engine/protocol/eras.js";
 import { shapeResult, type ServerIdentity } from "../engine/protocol/resultShape.js";
 import {
   INTERNAL_ERROR,
@@ -79,7 +72,7 @@ interface Outbound {
  * checked each frame strictly, and the handler reads what it uses.
  */
 export class ClientLink {
-  private era: Era | null;
+  private readonly pin: EraPin;
   private legacyCapabilities: JsonObject = {};
   private readonly inbound = new Map<JsonRpcId, AbortController>();
   private readonly outbound = new Map<JsonRpcId, Outbound>();
@@ -91,7 +84,7 @@ export class ClientLink {
     private readonly handler: ClientHandler,
     options: { era?: Era } = {},
   ) {
-    this.era = options.era ?? null;
+    this.pin = new EraPin(options.era ?? null);
   }
 
   async start(): Promise<void> {
@@ -102,7 +95,7 @@ export class ClientLink {
 
   /** The era this connection speaks, once its first request said. */
   get protocolEra(): Era | null {
-    return this.era;
+    return this.pin.era;
   }
 
   /** What the client declared in `initialize` (legacy). */
@@ -193,26 +186,10 @@ export class ClientLink {
         message: "Invalid Request: a request with this id is still in progress",
       });
     }
+    const step = this.pin.read(method, params);
+    if (!step.ok) return this.refuse(id, method, step.error);
     if (method === "initialize") return this.initialize(id, params);
-    let envelope: Envelope | null = null;
-    if (claimsModernEra(params)) {
-      if (this.era === "legacy") {
-        return this.refuse(id, method, {
-          code: INVALID_REQUEST,
-          message: `Invalid Request: this session began with initialize (protocol revision ${LEGACY_VERSIONS[0]} or older), so it takes no request of revision ${MODERN_VERSIONS[0]}; send those on a connection of their own`,
-        });
-      }
-      const reading = readEnvelope(params);
-      if (!reading.ok) return this.refuse(id, method, reading.error);
-      envelope = reading.envelope;
-      this.era = "modern";
-    } else if (this.era === "modern") {
-      // A modern connection takes only requests with the envelope; this one has none.
-      return this.refuse(id, method, missingEnvelope());
-    } else {
-      this.era = "legacy";
-    }
-    const era = this.era;
+    const { era, envelope } = step;
     if (era === "legacy" && method === "ping") return this.answer(id, method, era, {});
     if (era === "modern" && method === "server/discover")
       return this.answer(id, method, era, this.discovery());
@@ -254,15 +231,6 @@ export class ClientLink {
   /** The legacy handshake: the client's version when toolgate speaks it, else the newest legacy one. */
   private initialize(id: JsonRpcId, params: JsonObject): void {
     const requested = params.protocolVersion;
-    if (this.era === "modern") {
-      this.refuse(id, "initialize", {
-        code: UNSUPPORTED_PROTOCOL_VERSION,
-        message: `Unsupported protocol version: ${String(requested)} (this connection speaks revision ${MODERN_VERSIONS[0]}, which has no initialize)`,
-        data: { supported: [...MODERN_VERSIONS], requested },
-      });
-      return;
-    }
-    this.era = "legacy";
     this.legacyCapabilities = isJsonObject(params.capabilities) ? params.capabilities : {};
     const version =
       typeof requested === "string" && LEGACY_VERSIONS.includes(requested) ? requested : LEGACY_VERSIONS[0]!;

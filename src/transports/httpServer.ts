@@ -8,12 +8,7 @@ import {
 import type { AddressInfo } from "node:net";
 import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
 import { frameEnvelope } from "../engine/rpc/frameEnvelope.js";
-import {
-  classifyMessage,
-  type JsonRpcId,
-  type JsonRpcNotification,
-  type JsonRpcRequest,
-} from "../engine/rpc/jsonRpc.js";
+import { classifyMessage, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
 import { parseStrictJson } from "../engine/json/strictJson.js";
 import {
   allowedHostSet,
@@ -24,15 +19,9 @@ import {
   originAllowed,
 } from "./httpGuard.js";
 import { HttpSessionTransport } from "./httpSessionTransport.js";
-import type { MessageTransport } from "./messageTransport.js";
-import {
-  LEGACY_VERSIONS,
-  MODERN_VERSIONS,
-  UNSUPPORTED_PROTOCOL_VERSION,
-  type Era,
-} from "../engine/protocol/eras.js";
-import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protocol/envelope.js";
-import { standardHeaderMismatch, withRepeatedLines } from "../engine/protocol/mirroredHeaders.js";
+import { ModernExchanges, unsupportedVersion, versionRepeated } from "./modernExchanges.js";
+import { LEGACY_VERSIONS, MODERN_VERSIONS } from "../engine/protocol/eras.js";
+import { claimsModernEra, missingEnvelope } from "../engine/protocol/envelope.js";
 import { admitSession, defaultPerTokenSessions } from "./sessionAdmission.js";
 import { answerOAuthDiscovery, isOAuthDiscoveryPath } from "./oauthDiscovery.js";
 import { acknowledgeHop, forwardToOwner, wasForwarded, type SessionDirectory } from "./replicaForward.js";
@@ -50,19 +39,9 @@ import type { Principal } from "../engine/model/principal.js";
  * only to that token.
  */
 
-/** What the endpoint needs of the protocol session it carries messages for (serve's GatewaySession). */
-export interface McpSessionEndpoint {
-  connect(transport: MessageTransport, options?: { era?: Era }): Promise<void>;
-  /** Records a request refused for its protocol form (the audit log says why). */
-  refused(method: string, id: JsonRpcId | null, error: { code: number; message: string }): void;
-  close(): Promise<void>;
-  onclose: (() => void) | undefined;
-}
+import type { HttpClientIdentity, McpSessionEndpoint } from "./httpEndpoint.js";
 
-/** Who a request was admitted as: everything here that says "who" (sessions, quotas) keys on its principal. */
-export interface HttpClientIdentity {
-  principal: Principal;
-}
+export type { HttpClientIdentity, McpSessionEndpoint };
 
 export interface HttpServeOptions<T extends HttpClientIdentity> {
   host: string;
@@ -122,18 +101,6 @@ interface LiveSession<T> {
   ownedAt: number;
 }
 
-function versionRepeated(req: IncomingMessage): boolean {
-  return (req.headersDistinct["mcp-protocol-version"]?.length ?? 0) > 1;
-}
-
-function unsupportedVersion(version: string): { code: number; message: string; data: unknown } {
-  return {
-    code: UNSUPPORTED_PROTOCOL_VERSION,
-    message: `Unsupported protocol version: ${version} (the MCP-Protocol-Version header)`,
-    data: { supported: [...MODERN_VERSIONS, ...LEGACY_VERSIONS], requested: version },
-  };
-}
-
 export async function startHttpServer<T extends HttpClientIdentity>(
   options: HttpServeOptions<T>,
 ): Promise<RunningHttpServer> {
@@ -141,6 +108,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
   const otherDoor = new BearerTokens(options.otherDoorTokens ?? []);
   const origins = new Set(options.allowedOrigins.map(normalizeOrigin));
   const sessions = new Map<string, LiveSession<T>>();
+  const modern = new ModernExchanges<T>(options);
   const limits = {
     total: options.maxSessions,
     perToken:
@@ -204,7 +172,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       !LEGACY_VERSIONS.includes(version) &&
       !MODERN_VERSIONS.includes(version)
     ) {
-      refuseModern(res, token, `HTTP ${String(req.method)}`, null, unsupportedVersion(version));
+      modern.refuse(res, token, `HTTP ${String(req.method)}`, null, unsupportedVersion(version));
       return;
     }
     switch (req.method) {
@@ -319,12 +287,12 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       typeof req.headers["mcp-protocol-version"] === "string" &&
       MODERN_VERSIONS.includes(req.headers["mcp-protocol-version"]);
     if (classified.kind !== "response" && claimsModernEra(classified.message.params)) {
-      return handleModern(req, res, token, classified.message);
+      return modern.handle(req, res, token, classified.message);
     }
     if (modernVersion && classified.kind !== "response") {
       const id = classified.kind === "request" ? classified.message.id : null;
       const error = missingEnvelope();
-      return refuseModern(res, token, classified.message.method, id, {
+      return modern.refuse(res, token, classified.message.method, id, {
         code: error.code,
         message: `Invalid params: the MCP-Protocol-Version header names a modern revision, but ${error.message}`,
       });
@@ -332,7 +300,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     if (versionRepeated(req) && classified.kind !== "response") {
       const id = classified.kind === "request" ? classified.message.id : null;
       const error = unsupportedVersion(String(req.headers["mcp-protocol-version"]));
-      return refuseModern(res, token, classified.message.method, id, error);
+      return modern.refuse(res, token, classified.message.method, id, error);
     }
     const isInitialize = classified.kind === "request" && classified.message.method === "initialize";
     if (!isInitialize) {
@@ -406,90 +374,6 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     transport.post(message, res, req.headers);
   };
 
-  /**
-   * A message of the modern era: no session; the envelope and the mirrored headers are checked first, then
-   * the request is served by its token's principal session on an exchange of its own.
-   */
-  const handleModern = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    token: T,
-    message: JsonRpcRequest | JsonRpcNotification,
-  ): Promise<void> => {
-    const id = "id" in message ? (message.id as JsonRpcId) : null;
-    if (req.headers["mcp-session-id"] !== undefined) {
-      return refuseModern(res, token, message.method, id, {
-        code: -32600,
-        message: `Invalid Request: a request of revision ${MODERN_VERSIONS[0]} belongs to no session; send it without Mcp-Session-Id (sessions are for clients that began with initialize)`,
-      });
-    }
-    const params = message.params ?? {};
-    const reading = readEnvelope(params);
-    if (!reading.ok) return refuseModern(res, token, message.method, id, reading.error);
-    const headers = withRepeatedLines(req.headers, req.headersDistinct);
-    const mismatch = standardHeaderMismatch(headers, message.method, params, reading.envelope.version);
-    if (mismatch !== null) return refuseModern(res, token, message.method, id, mismatch);
-    if (id === null) {
-      // The revision defines no notification from client to server over HTTP (cancelling is closing the stream).
-      res.writeHead(202).end();
-      return;
-    }
-    let principal: PrincipalSession;
-    try {
-      principal = principalOf(token);
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error);
-      options.log(`refused a request of ${token.principal.name}: ${text}`);
-      sendError(res, 500, -32603, `toolgate could not serve the request: ${text}`, {}, id);
-      return;
-    }
-    principal.lastSeen = Date.now();
-    principal.active++;
-    res.on("close", () => {
-      principal.active--;
-      principal.lastSeen = Date.now();
-    });
-    const exchange = new HttpSessionTransport(null);
-    await principal.endpoint.connect(exchange, { era: "modern" });
-    exchange.post(message, res, headers);
-  };
-
-  /** A modern request refused for its form: answered with HTTP 400, and recorded by its token's session. */
-  const refuseModern = (
-    res: ServerResponse,
-    token: T,
-    method: string,
-    id: JsonRpcId | null,
-    error: { code: number; message: string; data?: unknown },
-  ): void => {
-    try {
-      principalOf(token).endpoint.refused(method, id, error);
-    } catch (failure) {
-      options.log(
-        `could not record a refusal for ${token.principal.name}: ${failure instanceof Error ? failure.message : String(failure)}`,
-      );
-    }
-    sendError(res, 400, error.code, error.message, {}, id, error.data);
-  };
-
-  /** The gateway session serving one principal's modern-era requests. */
-  interface PrincipalSession {
-    endpoint: McpSessionEndpoint;
-    lastSeen: number;
-    /** Exchanges in progress. */
-    active: number;
-  }
-  const principals = new Map<string, PrincipalSession>();
-  const principalOf = (token: T): PrincipalSession => {
-    let found = principals.get(token.principal.key);
-    if (found === undefined) {
-      found = { endpoint: options.createPrincipal(token), lastSeen: Date.now(), active: 0 };
-      principals.set(token.principal.key, found);
-      options.log(`serving ${token.principal.name} in protocol revision ${MODERN_VERSIONS[0]} (no session)`);
-    }
-    return found;
-  };
-
   const handleGet = async (req: IncomingMessage, res: ServerResponse, token: T): Promise<void> => {
     if (!accepts(req, "text/event-stream")) {
       sendError(res, 406, -32000, "Not Acceptable: Accept must include text/event-stream");
@@ -531,12 +415,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
   const sweep = setInterval(
     () => {
       const now = Date.now();
-      for (const [token, principal] of principals) {
-        if (principal.active === 0 && now - principal.lastSeen > options.idleTimeoutMs) {
-          principals.delete(token);
-          void principal.endpoint.close();
-        }
-      }
+      modern.sweep(now, options.idleTimeoutMs);
       for (const [id, live] of sessions) {
         if (now - live.lastSeen > options.idleTimeoutMs && !live.transport.busy) {
           options.log(
@@ -563,7 +442,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       clearInterval(sweep);
       stopRenewal();
       await Promise.all([...sessions.values()].map((s) => s.session.close()));
-      await Promise.all([...principals.values()].map((p) => p.endpoint.close()));
+      await modern.closeAll();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

@@ -1,8 +1,7 @@
-import { claimsModernEra, readEnvelope } from "../engine/protocol/envelope.js";
+import { EraPin } from "../engine/protocol/eraPin.js";
 import { META, MODERN_VERSIONS, type Envelope, type Era } from "../engine/protocol/eras.js";
 import { shapeResult, type ServerIdentity } from "../engine/protocol/resultShape.js";
 import {
-  INVALID_REQUEST,
   isJsonObject,
   type JsonObject,
   type JsonRpcErrorObject,
@@ -10,7 +9,7 @@ import {
 } from "../engine/rpc/jsonRpc.js";
 
 /** What a client request says about the era, read before the proxy handles it. */
-export type EraReading = { ok: true; era: Era | null } | { ok: false; error: JsonRpcErrorObject };
+export type EraReading = { ok: true; era: Era } | { ok: false; error: JsonRpcErrorObject };
 
 /**
  * The protocol era of one wrapped connection (docs/eras.md). wrap passes the era through: the client and the
@@ -21,12 +20,12 @@ export type EraReading = { ok: true; era: Era | null } | { ok: false; error: Jso
  * the modern era name it), and how a result toolgate makes must look in that era.
  */
 export class WrapEra {
-  private pinned: Era | null = null;
+  private readonly pin = new EraPin();
   private envelope: Envelope | null = null;
   private server: ServerIdentity | null = null;
 
   get era(): Era | null {
-    return this.pinned;
+    return this.pin.era;
   }
 
   /** The client's capabilities for this request: the envelope's in the modern era. */
@@ -35,38 +34,15 @@ export class WrapEra {
   }
 
   /**
-   * Reads one client request: a modern one must have a valid envelope (else the error to answer with, and
-   * nothing is forwarded); `initialize` pins the legacy era, any other modern request the modern one.
+   * Reads one client request (EraPin: the same answers as serve's): a modern one must have a valid envelope
+   * (else the error to answer with, and nothing is forwarded); `initialize` pins the legacy era, any other
+   * modern request the modern one.
    */
   read(request: JsonRpcRequest): EraReading {
-    if (request.method === "initialize") {
-      if (this.pinned === "modern") {
-        return {
-          ok: false,
-          error: {
-            code: INVALID_REQUEST,
-            message: `Invalid Request: this connection speaks protocol revision ${MODERN_VERSIONS[0]}, which has no initialize`,
-          },
-        };
-      }
-      this.pinned = "legacy";
-      return { ok: true, era: "legacy" };
-    }
-    if (!claimsModernEra(request.params)) return { ok: true, era: this.pinned };
-    const reading = readEnvelope(request.params);
-    if (!reading.ok) return { ok: false, error: reading.error };
-    if (this.pinned === "legacy") {
-      return {
-        ok: false,
-        error: {
-          code: INVALID_REQUEST,
-          message: `Invalid Request: this session began with initialize, so it takes no request of revision ${MODERN_VERSIONS[0]}`,
-        },
-      };
-    }
-    this.envelope = reading.envelope;
-    if (request.method !== "server/discover") this.pinned = "modern";
-    return { ok: true, era: request.method === "server/discover" ? this.pinned : "modern" };
+    const step = this.pin.read(request.method, request.params);
+    if (!step.ok) return step;
+    if (step.envelope !== null) this.envelope = step.envelope;
+    return { ok: true, era: step.era };
   }
 
   /** A `server/discover` answer: the server's identity (and that it speaks the modern era). */
@@ -89,7 +65,7 @@ export class WrapEra {
 
   /** Params of a request toolgate sends the server itself: with the client's envelope in the modern era. */
   ownParams(params: JsonObject): JsonObject {
-    if (this.pinned !== "modern" || this.envelope === null) return params;
+    if (this.pin.era !== "modern" || this.envelope === null) return params;
     const meta: JsonObject = {
       [META.protocolVersion]: this.envelope.version,
       [META.clientCapabilities]: this.envelope.capabilities,
@@ -100,13 +76,13 @@ export class WrapEra {
 
   /** A result toolgate makes itself (a deny, a question), valid in the connection's era. */
   ownResult(method: string, result: JsonObject): JsonObject {
-    if (this.pinned !== "modern") return result;
+    if (this.pin.era !== "modern") return result;
     return shapeResult("modern", method, result, this.server ?? { name: "toolgate", version: "0.1.0" });
   }
 
   /** A filtered `tools/list` answer: in the modern era private to this caller, whatever the server said. */
   filteredList(result: JsonObject): JsonObject {
-    if (this.pinned !== "modern") return result;
+    if (this.pin.era !== "modern") return result;
     return { ...result, ttlMs: typeof result.ttlMs === "number" ? result.ttlMs : 0, cacheScope: "private" };
   }
 }
