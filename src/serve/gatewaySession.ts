@@ -34,7 +34,6 @@ import { shareKey, UpstreamPool, type LinkMember } from "./upstreamPool.js";
 import type { ApprovalDesk } from "../session/approvalDesk.js";
 import { ApprovalChannel } from "./approvalChannel.js";
 import { ResourceRouter } from "./resourceRouter.js";
-import { AuditRecorder } from "../session/auditRecorder.js";
 import { ItemGuard } from "../session/itemGuard.js";
 import { localPrincipal, type Principal } from "../engine/model/principal.js";
 
@@ -241,12 +240,7 @@ export class GatewaySession implements ClientHandler {
         return key !== undefined && this.pool.othersSubscribed(key, this.member, slot.name, uri);
       },
       log: options.log,
-      policy: context.policy,
-      guard: new ItemGuard(new AuditRecorder(options.audit, identity, options.log), {
-        dryRun: options.dryRun === true,
-        verbose: options.verbose === true,
-        log: options.log,
-      }),
+      guard: ItemGuard.of(options.audit, identity, options),
     });
   }
 

@@ -1,6 +1,5 @@
 import { INVALID_PARAMS } from "../engine/rpc/jsonRpc.js";
 import type { ItemKind } from "../engine/model/decision.js";
-import type { ToolGate } from "../engine/model/gate.js";
 import { ITEM_NOT_RECORDED, type ItemGuard } from "../session/itemGuard.js";
 import { itemProbe, unprobe } from "../session/itemProbe.js";
 import type { RequestScope } from "./clientLink.js";
@@ -29,8 +28,6 @@ export interface ResourceRouterDeps {
   /** Whether another session sharing the server still subscribes to `uri` (then unsubscribing stays here). */
   stillSubscribed(slot: ServerSlot, uri: string): boolean;
   log(line: string): void;
-  /** The policy alone: its opt-in `resources:` / `prompts:` sections judge the servers' own URIs and names. */
-  policy: ToolGate;
   guard: ItemGuard;
 }
 
@@ -47,7 +44,7 @@ export class ResourceRouter {
   }
 
   private where(scope: RequestScope, slot: ServerSlot) {
-    return { requestId: scope.id, policyDigest: this.deps.policy.policyDigest, server: slot.name };
+    return { requestId: scope.id, policyDigest: slot.view.gate.policyDigest, server: slot.name };
   }
 
   /**
@@ -63,7 +60,7 @@ export class ResourceRouter {
   ): boolean {
     const shownAs = kind === "prompt" ? exposedName(slot.name, name) : undefined;
     const admission = this.deps.guard.admit(
-      this.deps.policy,
+      slot.view.gate,
       kind,
       method,
       name,
@@ -110,7 +107,7 @@ export class ResourceRouter {
           );
           const page = Array.isArray(result[field]) ? (result[field] as unknown[]) : [];
           const listed = this.deps.guard.filterList(
-            this.deps.policy,
+            slot.view.gate,
             method,
             page,
             this.where(scope, slot),

@@ -3,7 +3,8 @@ import type { ItemDecision, ItemKind } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
 import type { HiddenItem, ItemListEvent } from "../audit/events.js";
 import { auditRule } from "../audit/events.js";
-import type { AuditRecorder } from "./auditRecorder.js";
+import type { AuditSink } from "../audit/sink.js";
+import { AuditRecorder, type AuditIdentity } from "./auditRecorder.js";
 
 /** The list methods whose items the opt-in sections filter, with the field each item is known by. */
 export const ITEM_LISTS = {
@@ -37,6 +38,19 @@ export const ITEM_NOT_RECORDED: JsonRpcErrorObject = {
  * not be recorded is not forwarded.
  */
 export class ItemGuard {
+  /** A guard writing to `audit` (no log: `null`) as `identity`, with the surface's flags. */
+  static of(
+    audit: AuditSink | null,
+    identity: AuditIdentity,
+    flags: { dryRun?: boolean; verbose?: boolean; log(line: string): void },
+  ): ItemGuard {
+    return new ItemGuard(new AuditRecorder(audit, identity, flags.log), {
+      dryRun: flags.dryRun === true,
+      verbose: flags.verbose === true,
+      log: flags.log,
+    });
+  }
+
   constructor(
     private readonly recorder: AuditRecorder,
     private readonly options: { dryRun: boolean; verbose: boolean; log(line: string): void },

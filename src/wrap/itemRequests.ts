@@ -2,13 +2,13 @@ import {
   errorResponse,
   isJsonObject,
   type JsonRpcId,
+  type JsonRpcMessage,
   type JsonRpcRequest,
   type JsonRpcResponse,
 } from "../engine/rpc/jsonRpc.js";
 import type { ItemKind } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
 import type { AuditSink } from "../audit/sink.js";
-import { AuditRecorder } from "../session/auditRecorder.js";
 import { ITEM_LISTS, ITEM_NOT_RECORDED, ItemGuard, type ItemListMethod } from "../session/itemGuard.js";
 import { itemProbe, unprobe } from "../session/itemProbe.js";
 
@@ -26,30 +26,39 @@ export class ItemRequests {
   constructor(
     private readonly gate: ToolGate,
     private readonly guard: ItemGuard,
+    private readonly toServer: (message: JsonRpcMessage) => void,
+    /** wrap's own way to the client (it ends the request's time in flight). */
+    private readonly toClient: (message: JsonRpcMessage) => void,
   ) {}
 
   /** For wrap's one server and session: its gate, its audit log (events under its label), its flags. */
-  static forWrap(options: {
-    gate: ToolGate;
-    audit: AuditSink | null;
-    session: string;
-    dryRun?: boolean;
-    verbose?: boolean;
-    log: (line: string) => void;
-  }): ItemRequests {
-    const recorder = new AuditRecorder(options.audit, { session: options.session }, options.log);
-    return new ItemRequests(
-      options.gate,
-      new ItemGuard(recorder, {
-        dryRun: options.dryRun === true,
-        verbose: options.verbose === true,
-        log: options.log,
-      }),
-    );
+  static forWrap(
+    options: {
+      gate: ToolGate;
+      audit: AuditSink | null;
+      session: string;
+      dryRun?: boolean;
+      verbose?: boolean;
+      log: (line: string) => void;
+    },
+    peers: { toServer(message: JsonRpcMessage): void },
+    toClient: (message: JsonRpcMessage) => void,
+  ): ItemRequests {
+    const guard = ItemGuard.of(options.audit, { session: options.session }, options);
+    return new ItemRequests(options.gate, guard, (message) => peers.toServer(message), toClient);
+  }
+
+  /** Sends a client request on to the server: as it came, under a probe name, or not at all (refused). */
+  send(request: JsonRpcRequest): void {
+    const outgoing = this.outgoing(request, this.toClient);
+    if (outgoing !== null) this.toServer(outgoing);
   }
 
   /** The request to send the server in place of `request`; `null` when it was refused (already answered). */
-  outgoing(request: JsonRpcRequest, refuse: (answer: JsonRpcResponse) => void): JsonRpcRequest | null {
+  private outgoing(
+    request: JsonRpcRequest,
+    refuse: (answer: JsonRpcResponse) => void,
+  ): JsonRpcRequest | null {
     if (this.gate.itemAccess === undefined) return request;
     const method = request.method;
     if (Object.hasOwn(ITEM_LISTS, method)) {
@@ -72,20 +81,15 @@ export class ItemRequests {
     return { ...request, params: target.with(probe) };
   }
 
-  /** Whether the server's answer under `id` is one this class must rework. */
-  owns(id: JsonRpcId): boolean {
-    return this.pending.has(id);
-  }
-
-  forget(id: JsonRpcId): void {
-    this.pending.delete(id);
-  }
-
-  /** The answer for the client: a list filtered, a probe's answer with the hidden name put back. */
-  incoming(response: JsonRpcResponse): JsonRpcResponse {
-    const pending = this.pending.get(response.id!);
-    this.pending.delete(response.id!);
+  /**
+   * Any answer on its way to the client (the server's, or toolgate's own refusal): a list filtered, a probe's
+   * answer with the hidden name put back; every other answer as it is.
+   */
+  answer(response: JsonRpcResponse): JsonRpcResponse {
+    if (this.pending.size === 0 || response.id === null) return response;
+    const pending = this.pending.get(response.id);
     if (pending === undefined) return response;
+    this.pending.delete(response.id);
     if ("probe" in pending) return unprobe(response, pending.probe, pending.name);
     if (response.error !== undefined || !isJsonObject(response.result)) return response;
     const { field } = ITEM_LISTS[pending.list];

@@ -1,7 +1,6 @@
 import { localPrincipal } from "../engine/model/principal.js";
 import type { AuditSink } from "../audit/sink.js";
 import type { ApprovalKeyring } from "../engine/model/approval.js";
-import type { ApprovalClaims } from "../session/approvalClaims.js";
 import type { RealpathHook } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
 import type { InboundFrame } from "../engine/rpc/frames.js";
@@ -29,12 +28,11 @@ import { ApprovalAsker } from "./approvalAsker.js";
 import { PrivateRequests } from "./privateRequests.js";
 import { WrapEra } from "./wrapEra.js";
 import { ListFilter } from "./listFilter.js";
-import { ItemRequests } from "./itemRequests.js";
 import { ServerReadiness } from "./serverReadiness.js";
 import { ServerNameWatch } from "./serverNameWatch.js";
 import { ApprovalRounds } from "../session/approvalRounds.js";
 import { runCall, type CallPort } from "../session/runCall.js";
-import { MemoryApprovalClaims } from "../session/approvalClaims.js";
+import { MemoryApprovalClaims, type ApprovalClaims } from "../session/approvalClaims.js";
 import { RequestStateCodec } from "../engine/protocol/requestState.js";
 
 export interface PolicyProxyOptions {
@@ -112,7 +110,6 @@ export class PolicyProxy {
   private readonly era = new WrapEra();
   private readonly nameWatch: ServerNameWatch;
   private readonly lists: ListFilter;
-  private readonly items: ItemRequests;
   private readonly readiness: ServerReadiness;
   /** Approval in the modern era: toolgate's own input_required question and its retries. */
   private readonly rounds: ApprovalRounds;
@@ -197,10 +194,10 @@ export class PolicyProxy {
       server: this.server,
       catalog: this.catalog,
       era: this.era,
-      log: options.log,
+      options,
+      toServer: (message) => peers.toServer(message),
       toClient: (message) => this.toClient(message),
     });
-    this.items = ItemRequests.forWrap(options);
     this.startupMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
     this.readiness = new ServerReadiness({
       catalog: this.catalog,
@@ -348,9 +345,6 @@ export class PolicyProxy {
       else if (this.pendingLists.delete(id)) {
         this.lists.filter(response, text);
         return;
-      } else if (this.items.owns(id)) {
-        this.toClient(this.items.incoming(response));
-        return;
       }
       const approved = this.approvedCalls.get(id);
       if (approved !== undefined) {
@@ -395,7 +389,6 @@ export class PolicyProxy {
       this.privateRequests.settle(id, errorResponse(id, INTERNAL_ERROR, message));
     } else if (this.clientPending.has(id)) {
       this.pendingLists.delete(id);
-      this.items.forget(id);
       this.initializeIds.delete(id);
       this.toClient(errorResponse(id, INTERNAL_ERROR, message));
     }
@@ -404,7 +397,7 @@ export class PolicyProxy {
   /** Everything for the client goes through here: an answer ends its request's time in flight. */
   private toClient(message: JsonRpcMessage): void {
     if (!("method" in message) && message.id !== null) this.clientPending.delete(message.id);
-    this.peers.toClient(message);
+    this.peers.toClient("method" in message ? message : this.lists.items.answer(message));
   }
 
   /** The server is gone: nothing toolgate asked it will be answered. */
@@ -506,8 +499,7 @@ export class PolicyProxy {
       return undefined;
     }
     if (request.method === "tools/list") this.pendingLists.add(request.id);
-    const outgoing = this.items.outgoing(request, (answer) => this.toClient(answer));
-    if (outgoing !== null) this.peers.toServer(outgoing);
+    this.lists.items.send(request);
     return undefined;
   }
 
