@@ -108,7 +108,39 @@ export interface RequestEvent extends EventBase {
   reason: string;
 }
 
-export type AuditEvent = ToolCallEvent | ToolListEvent | RequestEvent;
+/**
+ * A request about one resource or prompt, under the policy's opt-in `resources:` / `prompts:` section
+ * (`resources/read`, `resources/subscribe`, `prompts/get`, `completion/complete`). Not written without the
+ * section. `hidden`: answered as the server answers an unknown resource or prompt, never forwarded.
+ */
+export interface ItemEvent extends EventBase {
+  event: "resource" | "prompt";
+  method: string;
+  /** The resource's URI (or template) or the prompt's name, as the server knows it. */
+  name: string;
+  decision: "allow" | "hidden" | "would-hide";
+  code: string | null;
+  rule: AuditRule | null;
+  reason: string;
+}
+
+export interface HiddenItem {
+  name: string;
+  code: string | null;
+  rule: AuditRule | null;
+}
+
+/** A resource, resource template or prompt list answered under the policy's opt-in section. */
+export interface ItemListEvent extends EventBase {
+  event: "resources/list" | "resources/templates/list" | "prompts/list";
+  /** `filtered`, or `would-filter` under `--dry-run` (everything was shown). */
+  decision: "filtered" | "would-filter";
+  shown: number;
+  hidden: number;
+  hidden_items: HiddenItem[];
+}
+
+export type AuditEvent = ToolCallEvent | ToolListEvent | RequestEvent | ItemEvent | ItemListEvent;
 
 /**
  * The hash chain, written by JsonlFileSink as the first two members of each line (see chain.ts).

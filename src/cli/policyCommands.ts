@@ -22,6 +22,7 @@ import { registerPolicySuggest } from "./policySuggestCommand.js";
 import { registerPolicyImport } from "./policyImportCommand.js";
 import { registerPolicyMigrate } from "./policyMigrateCommand.js";
 import { POLICY_EXIT } from "./policy/policyOutput.js";
+import { checkItem, itemDecisionJson } from "./policyCheckItem.js";
 
 /** Exit codes of `toolgate policy …`. */
 const EXIT = POLICY_EXIT;
@@ -38,9 +39,13 @@ export function registerPolicyCommands(program: Command): void {
 
   policy
     .command("check")
-    .description("decide one tool call against a policy and print the decision as JSON")
+    .description(
+      "decide one tool call (or one resource or prompt) against a policy and print the decision as JSON",
+    )
     .requiredOption("--policy <file>", "policy file (v2 or legacy v1)")
-    .requiredOption("--tool <name>", "tool name")
+    .option("--tool <name>", "tool name")
+    .option("--resource <uri>", "a resource URI or URI template, decided by the policy's resources: section")
+    .option("--prompt <name>", "a prompt name, decided by the policy's prompts: section")
     .option("--args <json>", "tool arguments as a JSON object", "{}")
     .option("--prior-calls <n>", "tool calls this session already made (for limits)", nonNegativeInt, 0)
     .option("--prior-requests <n>", "requests this session already made (for limits)", nonNegativeInt, 0)
@@ -64,7 +69,18 @@ export function registerPolicyCommands(program: Command): void {
       "the server's inputSchema for the tool (JSON), to find path and resource arguments as wrap does",
     )
     .action((opts: CheckOptions) => {
+      const targets = [opts.tool, opts.resource, opts.prompt].filter((t) => t !== undefined);
+      if (targets.length !== 1) fail("give exactly one of --tool, --resource, --prompt");
       const compiled = loadOrExit(opts.policy);
+      if (opts.tool === undefined) {
+        const item = checkItem(
+          compiled,
+          opts.resource !== undefined ? { resource: opts.resource } : { prompt: opts.prompt! },
+        );
+        process.stdout.write(JSON.stringify(itemDecisionJson(item)) + "\n");
+        process.exitCode = item.decision === "allow" ? EXIT.ok : EXIT.denied;
+        return;
+      }
       // Syntax errors are bad input (exit 2); duplicate keys and excessive depth are decided (denied).
       const parsed = parseStrictJson(opts.args);
       if (!parsed.ok && parsed.code === "E_JSON_SYNTAX") {
@@ -131,7 +147,9 @@ export function registerPolicyCommands(program: Command): void {
 
 interface CheckOptions {
   policy: string;
-  tool: string;
+  tool?: string;
+  resource?: string;
+  prompt?: string;
   args: string;
   priorCalls: number;
   priorRequests: number;

@@ -4,6 +4,8 @@ import type { PatternEntry, Policy } from "../engine/model/policy.js";
 import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js";
 import { entryOf } from "./sourceTree.js";
 import { compilePolicyWildcard, type PolicyWildcard } from "../engine/patterns/index.js";
+import { canOverlap, covers } from "../engine/patterns/wildcardRelations.js";
+import { lintItemSections } from "./policyItemLint.js";
 
 /**
  * Warnings about a policy that loaded: lines that do not do what they look like they do, and schemas
@@ -28,6 +30,7 @@ export function lintPolicy(policy: Policy): Diagnostic[] {
   lintUnconstrained(out, policy, allow, deny);
   lintSchemaKeys(out, policy, allow, deny);
   lintSchemaBounds(out, policy);
+  lintItemSections(out, policy);
   return out
     .map((d, i) => ({ d, i }))
     .sort((a, b) => a.d.line - b.d.line || a.d.column - b.d.column || a.i - b.i)
@@ -194,40 +197,6 @@ function lintSchemaKeys(out: Diagnostic[], policy: Policy, allow: Compiled[] | n
       );
     }
   }
-}
-
-/** Is every name `inner` matches also matched by `outer`? */
-function covers(outer: PolicyWildcard, inner: PolicyWildcard): boolean {
-  if (outer.form === "all") return true;
-  switch (inner.form) {
-    case "all":
-      return false;
-    case "exact":
-      return outer.matches(inner.literal);
-    case "prefix":
-      return (
-        (outer.form === "prefix" && inner.literal.startsWith(outer.literal)) ||
-        (outer.form === "substring" && inner.literal.includes(outer.literal))
-      );
-    case "suffix":
-      return (
-        (outer.form === "suffix" && inner.literal.endsWith(outer.literal)) ||
-        (outer.form === "substring" && inner.literal.includes(outer.literal))
-      );
-    case "substring":
-      return outer.form === "substring" && inner.literal.includes(outer.literal);
-  }
-}
-
-/** Is there a name both patterns match? Only two prefixes or two suffixes can be disjoint among the wildcards. */
-function canOverlap(a: PolicyWildcard, b: PolicyWildcard): boolean {
-  if (a.form === "exact") return b.matches(a.literal);
-  if (b.form === "exact") return a.matches(b.literal);
-  if (a.form === "prefix" && b.form === "prefix")
-    return a.literal.startsWith(b.literal) || b.literal.startsWith(a.literal);
-  if (a.form === "suffix" && b.form === "suffix")
-    return a.literal.endsWith(b.literal) || b.literal.endsWith(a.literal);
-  return true;
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ import type {
   ToolPin,
   ToolSchemaEntry,
 } from "../engine/model/policy.js";
+import { readItemSection } from "./policyItems.js";
+import { readEnforcement, readLimits } from "./policySettings.js";
 import { readToolPins } from "./policyPins.js";
 import { PolicyReader } from "./policyReader.js";
 import { readSchemas, type SchemasSection } from "./policySchemas.js";
@@ -39,6 +41,8 @@ const TOP_LEVEL_FIELDS = [
   "enforcement",
   "limits",
   "tool_pins",
+  "resources",
+  "prompts",
 ] as const;
 
 const TOOLS_FIELDS = [
@@ -50,9 +54,6 @@ const TOOLS_FIELDS = [
   "restrict_scope_contract",
   "redact_args_contract",
 ] as const;
-
-const ENFORCEMENT_FIELDS = ["unconstrained_tools", "denied_tools", "unpinned_tools"] as const;
-const LIMIT_FIELDS = ["max_requests_total", "max_tool_calls_total"] as const;
 
 /**
  * Fields of the assay format that toolgate does not enforce. Each of them denies, constrains or narrows
@@ -165,6 +166,8 @@ function parsePolicy(file: string, text: string, digest: string): PolicyLoadResu
   const limits = readLimits(r, root);
   const pinsMap = r.map(entryOf(root, "tool_pins")?.value, "pins");
   const toolPins: ToolPin[] = pinsMap ? readToolPins(r, pinsMap) : [];
+  const resources = readItemSection(r, root, "resources");
+  const prompts = readItemSection(r, root, "prompts");
 
   const legacy = {
     rootAllowDeny: rootAllowEntry !== undefined || rootDenyEntry !== undefined,
@@ -192,6 +195,8 @@ function parsePolicy(file: string, text: string, digest: string): PolicyLoadResu
     toolPins,
     digest,
   };
+  if (resources !== undefined) policy.resources = resources;
+  if (prompts !== undefined) policy.prompts = prompts;
   if (name !== undefined) policy.name = name;
   if (description !== undefined) policy.description = description;
   if (tools.restrictScopeContract !== undefined)
@@ -308,40 +313,6 @@ function readTools(r: PolicyReader, root: SourceMap): ToolsSection {
       "redact_args_contract applies to no tool: tools.redact_args is empty or missing",
     );
   }
-  return out;
-}
-
-function readEnforcement(r: PolicyReader, root: SourceMap): Policy["enforcement"] {
-  const out: Policy["enforcement"] = {
-    unconstrainedTools: "warn",
-    deniedTools: "hide",
-    unpinnedTools: "allow",
-  };
-  const map = r.map(entryOf(root, "enforcement")?.value, "enforcement settings");
-  if (map === undefined) return out;
-  appendAll(r.diagnostics, unknownKeyWarnings(map, ENFORCEMENT_FIELDS, "enforcement"));
-  const field = (key: string) => entryOf(map, key)?.value;
-  const unconstrained = field("unconstrained_tools");
-  const denied = field("denied_tools");
-  const unpinned = field("unpinned_tools");
-  out.unconstrainedTools =
-    (unconstrained && r.oneOf(unconstrained, ["warn", "deny", "allow"] as const)) ?? out.unconstrainedTools;
-  out.deniedTools = (denied && r.oneOf(denied, ["hide", "explain"] as const)) ?? out.deniedTools;
-  out.unpinnedTools = (unpinned && r.oneOf(unpinned, ["allow", "deny"] as const)) ?? out.unpinnedTools;
-  return out;
-}
-
-function readLimits(r: PolicyReader, root: SourceMap): Policy["limits"] {
-  const out: Policy["limits"] = {};
-  const map = r.map(entryOf(root, "limits")?.value, "limits");
-  if (map === undefined) return out;
-  appendAll(r.diagnostics, unknownKeyWarnings(map, LIMIT_FIELDS, "limits"));
-  const requests = entryOf(map, "max_requests_total");
-  const calls = entryOf(map, "max_tool_calls_total");
-  const maxRequests = requests && r.nonNegativeInteger(requests.value);
-  const maxCalls = calls && r.nonNegativeInteger(calls.value);
-  if (maxRequests !== undefined) out.maxRequestsTotal = maxRequests;
-  if (maxCalls !== undefined) out.maxToolCallsTotal = maxCalls;
   return out;
 }
 

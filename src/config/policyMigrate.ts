@@ -13,7 +13,14 @@ const JSON_NUMBER_TAG = {
   resolve: (text: string) => text,
   stringify: (item: { value: unknown }) => (item.value as JsonNumber).text,
 };
-import type { PatternEntry, Policy, RedactContract, ScopeContract, ToolPin } from "../engine/model/policy.js";
+import type {
+  ItemRules,
+  PatternEntry,
+  Policy,
+  RedactContract,
+  ScopeContract,
+  ToolPin,
+} from "../engine/model/policy.js";
 
 /** True for v1 files and for v2 files that still use deprecated constructs (root allow/deny, constraints). */
 export function needsMigration(policy: Policy): boolean {
@@ -98,7 +105,18 @@ export function decisionView(policy: Policy): unknown {
       max_tool_calls_total: policy.limits.maxToolCallsTotal ?? null,
     },
     toolPins: policy.toolPins.map((p) => [p.key, pinYaml(p)]),
+    resources: itemRulesYaml(policy.resources) ?? null,
+    prompts: itemRulesYaml(policy.prompts) ?? null,
   };
+}
+
+/** The opt-in `resources:` / `prompts:` section as written (allow only when the file had one). */
+function itemRulesYaml(rules: ItemRules | undefined): Record<string, unknown> | undefined {
+  if (rules === undefined) return undefined;
+  const out: Record<string, unknown> = {};
+  if (rules.allow !== null) out.allow = rules.allow.map((e) => e.pattern);
+  out.deny = rules.deny.map((e) => e.pattern);
+  return out;
 }
 
 function migratedObject(policy: Policy): Record<string, unknown> {
@@ -143,6 +161,10 @@ function migratedObject(policy: Policy): Record<string, unknown> {
     for (const p of policy.toolPins) defineKey(pins, p.key, pinYaml(p));
     out.tool_pins = pins;
   }
+  const resources = itemRulesYaml(policy.resources);
+  if (resources !== undefined) out.resources = resources;
+  const prompts = itemRulesYaml(policy.prompts);
+  if (prompts !== undefined) out.prompts = prompts;
   return out;
 }
 

@@ -18,7 +18,7 @@ export type LiveKind = "allow" | "deny" | "hidden" | "list";
 export const LIVE_WINDOW_MS = 300_000;
 
 export function liveKind(event: AuditEvent): LiveKind {
-  if (event.event === "tools/list") return "list";
+  if (event.event === "tools/list" || "hidden_items" in event) return "list";
   if (event.event === "request") return "deny";
   switch (event.decision) {
     case "allow":
@@ -33,7 +33,7 @@ export function liveKind(event: AuditEvent): LiveKind {
 
 /** How many tools an event hid: a list's `hidden`, else 0. */
 export function hiddenBy(event: AuditEvent): number {
-  return event.event === "tools/list" ? event.hidden : 0;
+  return event.event === "tools/list" || "hidden_items" in event ? event.hidden : 0;
 }
 
 export interface LiveCounts {

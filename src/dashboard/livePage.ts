@@ -35,9 +35,16 @@ function outcome(event: AuditEvent): string {
   return event.decision;
 }
 
+/** What an event is about: the tool, the refused request's method, the resource or prompt, or the list. */
+function subject(event: AuditEvent): string {
+  if (event.event === "tools/call") return event.tool;
+  if (event.event === "request") return event.method;
+  if (event.event === "resource" || event.event === "prompt") return event.name;
+  return event.event;
+}
+
 function matches(event: AuditEvent, f: Filter): boolean {
-  const tool =
-    event.event === "tools/call" ? event.tool : event.event === "request" ? event.method : "tools/list";
+  const tool = subject(event);
   const code = "code" in event ? (event.code ?? "") : "";
   return (
     (f.tool === "" || tool.includes(f.tool)) &&
@@ -53,7 +60,7 @@ export function liveRow(event: AuditEvent): Record<string, string> {
   return {
     time: event.time,
     server: event.server ?? "",
-    tool: event.event === "tools/call" ? event.tool : event.event === "request" ? event.method : "tools/list",
+    tool: subject(event),
     client: event.client ?? "",
     verdict: outcome(event),
     code: "code" in event ? (event.code ?? "") : "",

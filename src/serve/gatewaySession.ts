@@ -34,6 +34,7 @@ import { shareKey, UpstreamPool, type LinkMember } from "./upstreamPool.js";
 import type { ApprovalDesk } from "../session/approvalDesk.js";
 import { ApprovalChannel } from "./approvalChannel.js";
 import { ResourceRouter } from "./resourceRouter.js";
+import { ItemGuard } from "../session/itemGuard.js";
 import { localPrincipal, type Principal } from "../engine/model/principal.js";
 
 export interface SessionOptions {
@@ -154,12 +155,9 @@ export class GatewaySession implements ClientHandler {
       session: options.sessionId,
       ...(options.desk === undefined ? {} : { desk: options.desk }),
     });
+    const identity = { session: options.sessionId, client: context.client, principal: this.principal.name };
     this.session = new ToolSession({
-      identity: {
-        session: options.sessionId,
-        client: context.client,
-        principal: this.principal.name,
-      },
+      identity,
       audit: options.audit,
       limits: context.policy,
       dryRun: options.dryRun === true,
@@ -242,6 +240,7 @@ export class GatewaySession implements ClientHandler {
         return key !== undefined && this.pool.othersSubscribed(key, this.member, slot.name, uri);
       },
       log: options.log,
+      guard: ItemGuard.of(options.audit, identity, options),
     });
   }
 

@@ -1,4 +1,7 @@
 import { INVALID_PARAMS } from "../engine/rpc/jsonRpc.js";
+import type { ItemKind } from "../engine/model/decision.js";
+import { ITEM_NOT_RECORDED, type ItemGuard } from "../session/itemGuard.js";
+import { itemProbe, unprobe } from "../session/itemProbe.js";
 import type { RequestScope } from "./clientLink.js";
 import { decodeCursor, encodeCursor, type ListPosition } from "./cursor.js";
 import { messageOf } from "./forwardRequest.js";
@@ -25,6 +28,7 @@ export interface ResourceRouterDeps {
   /** Whether another session sharing the server still subscribes to `uri` (then unsubscribing stays here). */
   stillSubscribed(slot: ServerSlot, uri: string): boolean;
   log(line: string): void;
+  guard: ItemGuard;
 }
 
 /**
@@ -37,6 +41,34 @@ export class ResourceRouter {
 
   private slotOf(server: string): ServerSlot | undefined {
     return this.deps.slots.get(server);
+  }
+
+  private where(scope: RequestScope, slot: ServerSlot) {
+    return { requestId: scope.id, policyDigest: slot.view.gate.policyDigest, server: slot.name };
+  }
+
+  /**
+   * Whether a request about the server's own `name` may reach it. A hidden one is answered exactly as serve
+   * answers a resource or prompt it does not have; one that could not be recorded is refused.
+   */
+  private admitted(
+    kind: ItemKind,
+    method: string,
+    name: string,
+    slot: ServerSlot,
+    scope: RequestScope,
+  ): boolean {
+    const shownAs = kind === "prompt" ? exposedName(slot.name, name) : undefined;
+    const admission = this.deps.guard.admit(
+      slot.view.gate,
+      kind,
+      method,
+      name,
+      this.where(scope, slot),
+      shownAs,
+    );
+    if (admission === "unrecorded") throw new RelayedError(ITEM_NOT_RECORDED.code, ITEM_NOT_RECORDED.message);
+    return admission === "pass";
   }
 
   /**
@@ -73,7 +105,15 @@ export class ResourceRouter {
             position.cursor === null ? {} : { cursor: position.cursor },
             scope,
           );
-          const listed = Array.isArray(result[field]) ? (result[field] as unknown[]) : [];
+          const page = Array.isArray(result[field]) ? (result[field] as unknown[]) : [];
+          const listed = this.deps.guard.filterList(
+            slot.view.gate,
+            method,
+            page,
+            this.where(scope, slot),
+            (n) => exposedName(slot.name, n),
+          );
+          if (listed === null) throw new RelayedError(ITEM_NOT_RECORDED.code, ITEM_NOT_RECORDED.message);
           items =
             field === "resources"
               ? rewriteResourceList(listed, slot.name)
@@ -105,6 +145,14 @@ export class ResourceRouter {
     if (split === null || slot === undefined) {
       throw new RelayedError(INVALID_PARAMS, `Resource ${String(uri)} not found`);
     }
+    // Unsubscribing passes: it reveals nothing, and a subscription made before a policy change can end.
+    if (method !== "resources/unsubscribe" && !this.admitted("resource", method, split.uri, slot, scope)) {
+      const probe = itemProbe("resource", split.uri);
+      const answer = await this.probed(probe, split.uri, () =>
+        this.deps.forward(slot, method, { ...params, uri: probe }, scope),
+      );
+      return method === "resources/read" ? rewriteReadResult(answer, slot.name) : answer;
+    }
     if (method === "resources/unsubscribe" && this.deps.stillSubscribed(slot, split.uri)) {
       this.deps.subscriptions.get(slot.name)?.delete(split.uri);
       return {};
@@ -127,22 +175,33 @@ export class ResourceRouter {
     if (split === null || slot === undefined) {
       throw new RelayedError(INVALID_PARAMS, `Prompt ${String(name)} not found`);
     }
-    const result = await this.deps.forward(slot, "prompts/get", { ...params, name: split.name }, scope);
+    const own = this.admitted("prompt", "prompts/get", split.name, slot, scope)
+      ? null
+      : itemProbe("prompt", split.name);
+    const result = await this.probed(own, split.name, () =>
+      this.deps.forward(slot, "prompts/get", { ...params, name: own ?? split.name }, scope),
+    );
     return rewritePromptResult(result, slot.name);
   }
 
   async complete(params: Json, scope: RequestScope): Promise<Json> {
     const ref = params.ref as Json | undefined;
-    let routed: { slot: ServerSlot; ref: Json } | null = null;
+    let routed: { slot: ServerSlot; ref: Json; hidden: { probe: string; name: string } | null } | null = null;
     if (ref !== undefined && ref !== null && typeof ref === "object") {
       if (ref.type === "ref/prompt" && typeof ref.name === "string") {
         const split = splitExposedName(ref.name);
         const slot = split === null ? undefined : this.slotOf(split.server);
-        if (split !== null && slot !== undefined) routed = { slot, ref: { ...ref, name: split.name } };
+        if (split !== null && slot !== undefined) {
+          const hidden = this.hiddenAs("prompt", split.name, slot, scope);
+          routed = { slot, ref: { ...ref, name: hidden?.probe ?? split.name }, hidden };
+        }
       } else if (ref.type === "ref/resource" && typeof ref.uri === "string") {
         const split = splitResourceUri(ref.uri);
         const slot = split === null ? undefined : this.slotOf(split.server);
-        if (split !== null && slot !== undefined) routed = { slot, ref: { ...ref, uri: split.uri } };
+        if (split !== null && slot !== undefined) {
+          const hidden = this.hiddenAs("resource", split.uri, slot, scope);
+          routed = { slot, ref: { ...ref, uri: hidden?.probe ?? split.uri }, hidden };
+        }
       }
     }
     if (routed === null) {
@@ -152,6 +211,39 @@ export class ResourceRouter {
     if (upstream.capabilities.completions === undefined) {
       return { completion: { values: [], hasMore: false } };
     }
-    return this.deps.forward(routed.slot, "completion/complete", { ...params, ref: routed.ref }, scope);
+    const { slot, hidden } = routed;
+    return this.probed(hidden?.probe ?? null, hidden?.name ?? "", () =>
+      this.deps.forward(slot, "completion/complete", { ...params, ref: routed.ref }, scope),
+    );
+  }
+
+  /** A hidden item's probe (completion decides by the server's own name), or `null` when it passes. */
+  private hiddenAs(
+    kind: ItemKind,
+    name: string,
+    slot: ServerSlot,
+    scope: RequestScope,
+  ): { probe: string; name: string } | null {
+    return this.admitted(kind, "completion/complete", name, slot, scope)
+      ? null
+      : { probe: itemProbe(kind, name), name };
+  }
+
+  /**
+   * The server's answer to a request sent under a probe name (`probe` non-null), with the hidden name put
+   * back, in a result or in the error it relays: the answer the server gives for an item it does not have.
+   */
+  private async probed(probe: string | null, name: string, send: () => Promise<Json>): Promise<Json> {
+    if (probe === null) return send();
+    try {
+      return unprobe(await send(), probe, name);
+    } catch (error) {
+      if (!(error instanceof RelayedError)) throw error;
+      throw new RelayedError(
+        error.code,
+        unprobe(error.message, probe, name),
+        unprobe(error.data, probe, name),
+      );
+    }
   }
 }

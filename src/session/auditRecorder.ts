@@ -4,7 +4,10 @@ import {
   type ApprovalRecord,
   type AuditEvent,
   type CallOutcome,
+  type HiddenItem,
   type HiddenTool,
+  type ItemEvent,
+  type ItemListEvent,
   type RequestEvent,
   type ToolCallEvent,
   type ToolListEvent,
@@ -61,6 +64,29 @@ export interface RequestFacts {
   code: string;
   rule: Rule | null;
   reason: string;
+}
+
+export interface ItemFacts {
+  requestId: JsonRpcId | null;
+  policyDigest: string | null;
+  server: string | null;
+  kind: ItemEvent["event"];
+  method: string;
+  name: string;
+  decision: ItemEvent["decision"];
+  code: string | null;
+  rule: Rule | null;
+  reason: string;
+}
+
+export interface ItemListFacts {
+  requestId: JsonRpcId | null;
+  policyDigest: string | null;
+  server: string | null;
+  method: ItemListEvent["event"];
+  decision: ItemListEvent["decision"];
+  shown: number;
+  hidden: HiddenItem[];
 }
 
 /**
@@ -135,6 +161,40 @@ export class AuditRecorder {
       reason: facts.reason,
     };
     return this.write(this.located(event, null));
+  }
+
+  item(facts: ItemFacts): boolean {
+    if (this.sink === null) return true;
+    const event: ItemEvent = {
+      time: new Date().toISOString(),
+      session: this.identity.session,
+      policy_digest: facts.policyDigest,
+      request_id: facts.requestId,
+      event: facts.kind,
+      method: facts.method,
+      name: facts.name,
+      decision: facts.decision,
+      code: facts.code,
+      rule: auditRule(facts.rule),
+      reason: facts.reason,
+    };
+    return this.write(this.located(event, facts.server));
+  }
+
+  itemList(facts: ItemListFacts): boolean {
+    if (this.sink === null) return true;
+    const event: ItemListEvent = {
+      time: new Date().toISOString(),
+      session: this.identity.session,
+      policy_digest: facts.policyDigest,
+      request_id: facts.requestId,
+      event: facts.method,
+      decision: facts.decision,
+      shown: facts.shown,
+      hidden: facts.hidden.length,
+      hidden_items: facts.hidden,
+    };
+    return this.write(this.located(event, facts.server));
   }
 
   /** The fields of a session in front of several servers: which server, which client, which meta tool. */

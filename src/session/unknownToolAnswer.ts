@@ -47,7 +47,7 @@ export function sdkUnknownToolAnswer(): UnknownToolAnswer {
 }
 
 /** A deep copy with every occurrence of `from` inside strings (keys included) replaced by `to`. */
-function substitute(value: unknown, from: string, to: string): unknown {
+export function substitute(value: unknown, from: string, to: string): unknown {
   if (typeof value === "string") return value.split(from).join(to);
   if (Array.isArray(value)) return value.map((item) => substitute(item, from, to));
   if (isJsonObject(value)) {

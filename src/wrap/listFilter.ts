@@ -11,13 +11,16 @@ import type { ServerView } from "../session/serverView.js";
 import type { ToolCatalog } from "../session/toolCatalog.js";
 import type { ToolSession } from "../session/toolSession.js";
 import type { WrapEra } from "./wrapEra.js";
+import { ItemRequests } from "./itemRequests.js";
 
 export interface ListFilterDeps {
   session: ToolSession;
   server: ServerView;
   catalog: ToolCatalog;
   era: WrapEra;
-  log(line: string): void;
+  /** wrap's options: its log, and what the resources:/prompts: sections need (gate, audit log, flags). */
+  options: Parameters<typeof ItemRequests.forWrap>[0];
+  toServer(message: JsonRpcMessage): void;
   toClient(message: JsonRpcMessage): void;
 }
 
@@ -27,7 +30,12 @@ export interface ListFilterDeps {
  * when the server's list shows definitions other than the ones toolgate holds.
  */
 export class ListFilter {
-  constructor(private readonly deps: ListFilterDeps) {}
+  /** The other lists, and requests naming a resource or prompt, under the policy's opt-in sections. */
+  readonly items: ItemRequests;
+
+  constructor(private readonly deps: ListFilterDeps) {
+    this.items = ItemRequests.forWrap(deps.options, deps, (message) => deps.toClient(message));
+  }
 
   /**
    * A list that shows a tool other than toolgate's catalog has it (the server changed a tool without
@@ -43,7 +51,9 @@ export class ListFilter {
       return mine === undefined || JSON.stringify(mine) !== JSON.stringify(tool);
     });
     if (!changed) return;
-    this.deps.log("the server's tools/list differs from the catalog toolgate holds; fetching it again");
+    this.deps.options.log(
+      "the server's tools/list differs from the catalog toolgate holds; fetching it again",
+    );
     this.deps.catalog.markStale();
     void this.deps.catalog.refresh();
   }
@@ -56,7 +66,9 @@ export class ListFilter {
     }
     const result = response.result;
     if (!isJsonObject(result) || !Array.isArray(result.tools)) {
-      this.deps.log("the server's tools/list result has no tools array; answered the client with an error");
+      this.deps.options.log(
+        "the server's tools/list result has no tools array; answered the client with an error",
+      );
       this.deps.toClient(
         errorResponse(
           response.id,
@@ -74,7 +86,7 @@ export class ListFilter {
           try {
             schemaTexts = extractToolSchemaTexts(text);
           } catch (error) {
-            this.deps.log(
+            this.deps.options.log(
               `cannot read exact schema texts from the tools/list answer: ${error instanceof Error ? error.message : String(error)}`,
             );
           }

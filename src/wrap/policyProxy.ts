@@ -1,7 +1,6 @@
 import { localPrincipal } from "../engine/model/principal.js";
 import type { AuditSink } from "../audit/sink.js";
 import type { ApprovalKeyring } from "../engine/model/approval.js";
-import type { ApprovalClaims } from "../session/approvalClaims.js";
 import type { RealpathHook } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
 import type { InboundFrame } from "../engine/rpc/frames.js";
@@ -33,7 +32,7 @@ import { ServerReadiness } from "./serverReadiness.js";
 import { ServerNameWatch } from "./serverNameWatch.js";
 import { ApprovalRounds } from "../session/approvalRounds.js";
 import { runCall, type CallPort } from "../session/runCall.js";
-import { MemoryApprovalClaims } from "../session/approvalClaims.js";
+import { MemoryApprovalClaims, type ApprovalClaims } from "../session/approvalClaims.js";
 import { RequestStateCodec } from "../engine/protocol/requestState.js";
 
 export interface PolicyProxyOptions {
@@ -195,7 +194,8 @@ export class PolicyProxy {
       server: this.server,
       catalog: this.catalog,
       era: this.era,
-      log: options.log,
+      options,
+      toServer: (message) => peers.toServer(message),
       toClient: (message) => this.toClient(message),
     });
     this.startupMs = options.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
@@ -397,7 +397,7 @@ export class PolicyProxy {
   /** Everything for the client goes through here: an answer ends its request's time in flight. */
   private toClient(message: JsonRpcMessage): void {
     if (!("method" in message) && message.id !== null) this.clientPending.delete(message.id);
-    this.peers.toClient(message);
+    this.peers.toClient("method" in message ? message : this.lists.items.answer(message));
   }
 
   /** The server is gone: nothing toolgate asked it will be answered. */
@@ -499,7 +499,7 @@ export class PolicyProxy {
       return undefined;
     }
     if (request.method === "tools/list") this.pendingLists.add(request.id);
-    this.peers.toServer(request);
+    this.lists.items.send(request);
     return undefined;
   }
 

@@ -6,6 +6,19 @@ import { REASON_CODES } from "./reasonCodes.js";
  * how to fix it (a test keeps the two in step).
  */
 
+/**
+ * Decisions about a resource or a prompt under the policy's opt-in `resources:` / `prompts:` sections
+ * (engine/policy/itemRules.ts). Not reason codes of a tool call: they never appear on one.
+ */
+export const ITEM_DECISION_CODES = [
+  "E_RESOURCE_DENIED",
+  "E_RESOURCE_NOT_ALLOWED",
+  "E_PROMPT_DENIED",
+  "E_PROMPT_NOT_ALLOWED",
+] as const;
+
+export type ItemDecisionCode = (typeof ITEM_DECISION_CODES)[number];
+
 /** toolgate's own refusals of a call or request (not the policy's): see session/answers.ts. */
 export const GATEWAY_REFUSAL_CODES = [
   "E_AUDIT_WRITE",
@@ -67,6 +80,8 @@ export const POLICY_FILE_CODES = [
   "W_CONTRACT_DEFAULTED",
   "W_GATEWAY_NAME",
   "W_DENY_UNMATCHED",
+  "W_RESOURCE_PREFIX",
+  "W_ALLOW_SHADOWED",
 ] as const;
 
 /** Findings about the configuration directory and the tokens file. */
@@ -181,6 +196,7 @@ export const STATE_OPEN_CODES = ["E_STATE_URL", "E_STATE_SECRET", "E_STATE_CA"] 
 
 export const ALL_CODES = [
   ...REASON_CODES,
+  ...ITEM_DECISION_CODES,
   ...GATEWAY_REFUSAL_CODES,
   ...AUTH_CODES,
   ...POLICY_FILE_CODES,

@@ -3,6 +3,7 @@ import type { SourceRef } from "./source.js";
 import type { ApprovalEvidence, ApprovalKeyring } from "./approval.js";
 import type { Principal } from "./principal.js";
 import type { ReasonCode } from "./reasonCodes.js";
+import type { ItemDecisionCode } from "./codes.js";
 
 /** The rule that decided: a policy entry, a whitelist layer's pattern, a limit, an enforcement setting. */
 export interface Rule {
@@ -113,3 +114,17 @@ export interface CallContext {
  * rest appended, so a symlinked parent directory is still caught.
  */
 export type RealpathHook = (path: string) => string | null;
+
+/** What the opt-in `resources:` / `prompts:` sections of a policy decide about (engine/policy/itemRules.ts). */
+export type ItemKind = "resource" | "prompt";
+
+/** The decision about one resource URI, URI template or prompt name, with the rule that decided. */
+export interface ItemDecision {
+  decision: "allow" | "deny";
+  code: ItemDecisionCode | null;
+  kind: ItemKind;
+  /** The URI, URI template or prompt name decided, as the server knows it. */
+  name: string;
+  reason: string;
+  rule: Rule;
+}

@@ -1,5 +1,5 @@
 import type { PatternEntry, RedactContract } from "./policy.js";
-import type { CallContext, Decision, Rule, SessionCounters } from "./decision.js";
+import type { CallContext, Decision, ItemDecision, ItemKind, Rule, SessionCounters } from "./decision.js";
 import type { ReasonCode } from "./reasonCodes.js";
 
 /** What a server says about one of its tools, as far as decisions care. */
@@ -90,4 +90,10 @@ export interface ToolGate {
    * gateway). Across every server of a session, an entry none matches is a likely typo (W_DENY_UNMATCHED).
    */
   unmatchedDeny?(toolNames: readonly string[]): readonly PatternEntry[];
+  /**
+   * The policy's decision about a resource (URI or template, the server's own) or a prompt (the server's
+   * own name; `shownAs`: its name through the gateway). `null` when the policy has no section for that kind
+   * (opt-in: nothing is filtered). Whitelist layers never take part: they filter tools only. Absent: `null`.
+   */
+  itemAccess?(kind: ItemKind, name: string, shownAs?: string): ItemDecision | null;
 }

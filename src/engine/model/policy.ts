@@ -97,10 +97,26 @@ export interface Policy {
     maxToolCallsTotal?: number;
   };
   toolPins: ToolPin[];
+  /**
+   * toolgate extension, opt-in: which resources (URIs and URI templates) a client may see and use. Absent:
+   * resources pass as they always did; the whitelist layers never touch them.
+   */
+  resources?: ItemRules;
+  /** toolgate extension, opt-in: which prompts (by name, five wildcard forms) a client may see and use. */
+  prompts?: ItemRules;
   /** Hex SHA-256 of the file's exact text (UTF-8 bytes); recorded in audit events. */
   digest: string;
   /** Deprecated constructs the file used (what `toolgate policy migrate` rewrites); absent: none. */
   legacy?: LegacyConstructs;
+}
+
+/** The `resources:` or `prompts:` section: allow/deny lists, deny beating allow, as for tools. */
+export interface ItemRules {
+  /** `null`: no allowlist (everything not denied is allowed); `[]`: nothing is allowed. */
+  allow: PatternEntry[] | null;
+  deny: PatternEntry[];
+  /** Where the section's key is written. */
+  at: SourceRef;
 }
 
 export interface LegacyConstructs {

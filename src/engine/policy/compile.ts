@@ -1,5 +1,6 @@
 import type { PatternEntry, Policy } from "../model/policy.js";
 import { compileToolSchemas, type CompiledToolSchema } from "../schema/compileToolSchemas.js";
+import { compileItemRules, type CompiledItemRules } from "./itemRules.js";
 import { PolicyNameIndex } from "./nameIndex.js";
 
 /** A policy with every pattern indexed and every schema compiled, ready for many decisions. */
@@ -12,6 +13,9 @@ export interface CompiledPolicy {
   restrictScope: PolicyNameIndex;
   redactArgs: PolicyNameIndex;
   schemas: ReadonlyMap<string, CompiledToolSchema>;
+  /** The opt-in `resources:` / `prompts:` sections; `null` when the policy has none (nothing filtered). */
+  resources: CompiledItemRules | null;
+  prompts: CompiledItemRules | null;
 }
 
 /** Compiles once at load: all schemas, all patterns. Pure; a schema that fails only affects its tool. */
@@ -26,6 +30,8 @@ export function compilePolicy(policy: Policy): CompiledPolicy {
     restrictScope: index(policy.tools.restrictScope),
     redactArgs: index(policy.tools.redactArgs),
     schemas: compileToolSchemas(schemaValues, policy.sharedDefs),
+    resources: compileItemRules("resource", policy.resources),
+    prompts: compileItemRules("prompt", policy.prompts),
   };
 }
 

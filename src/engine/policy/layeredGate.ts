@@ -1,4 +1,4 @@
-import type { CallContext, Decision, SessionCounters } from "../model/decision.js";
+import type { CallContext, Decision, ItemKind, SessionCounters } from "../model/decision.js";
 import { formatDiagnostic } from "../model/diagnostics.js";
 import type { NameVerdict, ToolContext, ToolDefinition, ToolGate } from "../model/gate.js";
 import { deadPatternDiagnostics, deadPatterns } from "./explain.js";
@@ -41,6 +41,10 @@ export function withWhitelistLayers(layers: readonly Layer[], inner: ToolGate, s
     },
     unmatchedDeny(toolNames: readonly string[]) {
       return inner.unmatchedDeny?.(toolNames) ?? [];
+    },
+    // Whitelist layers filter tools only: resources and prompts are the policy's alone.
+    itemAccess(kind: ItemKind, name: string, shownAs?: string) {
+      return inner.itemAccess?.(kind, name, shownAs) ?? null;
     },
   };
 }

@@ -4,7 +4,8 @@ import { isStray, pinsForTool, unmatchedPins } from "../pins/drift.js";
 import { diagnosticAt, formatDiagnostic } from "../model/diagnostics.js";
 import type { CompiledPolicy } from "./compile.js";
 import { argumentsObject, decideCall, decideName, limitReached } from "./decide.js";
-import type { CallContext, Decision, SessionCounters } from "../model/decision.js";
+import type { CallContext, Decision, ItemDecision, ItemKind, SessionCounters } from "../model/decision.js";
+import { decideItem } from "./itemRules.js";
 import type { LimitRefusal, NameVerdict, ToolContext, ToolDefinition, ToolGate } from "../model/gate.js";
 import { createPinStage } from "./pinStage.js";
 
@@ -89,6 +90,12 @@ export function createPolicyGate(compiled: CompiledPolicy, options: PolicyGateOp
       return (
         compiled.policy.tools.redactArgsContract ?? { redactionMode: "mask", redactionScope: "all_fields" }
       );
+    },
+    itemAccess(kind: ItemKind, name: string, shown?: string): ItemDecision | null {
+      const rules = kind === "resource" ? compiled.resources : compiled.prompts;
+      // A prompt's name through the gateway (`<name>__<prompt>`) denies it too, as for tools.
+      const through = shown ?? (kind === "prompt" ? shownAs(name) : undefined);
+      return rules === null ? null : decideItem(rules, name, through);
     },
     unmatchedDeny(toolNames: readonly string[]): readonly PatternEntry[] {
       return denyPatterns
