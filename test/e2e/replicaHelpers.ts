@@ -2,21 +2,13 @@
 // port with files of its own (no persistence, its own pid and logs), and stopped by the pid the test holds.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { tempDir } from "./helpers.js";
 import { nginxConf, redisArgs } from "../../bench/realServices.js";
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from "../support/redisServer.js";
+
+export { freePort };
 
 export function commandExists(name: string): boolean {
   return spawnSync("sh", ["-c", `command -v ${name}`], { encoding: "utf8" }).status === 0;
