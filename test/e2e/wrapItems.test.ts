@@ -161,3 +161,40 @@ describe("wrap: prompts under the policy", () => {
     });
   });
 });
+
+describe("wrap --dry-run: resources and prompts decided and recorded, everything forwarded", () => {
+  let dry: Connected;
+  let dryLog: string;
+  beforeAll(async () => {
+    const dir = tempDir();
+    dryLog = join(dir, "audit.jsonl");
+    dry = await connect(
+      wrapCommand(
+        ["--policy", writePolicy(dir, POLICY), "--audit-log", dryLog, "--dry-run"],
+        [NODE, EVERYTHING_SERVER],
+      ),
+    );
+  });
+  afterAll(async () => {
+    await dry?.close();
+  });
+
+  it("lists and reads what the policy denies, and the audit log says what enforcement would have done", async () => {
+    const uri = "demo://resource/static/document/architecture.md";
+    expect((await dry.client.listResources()).resources.map((r) => r.uri)).toContain(uri);
+    expect((await dry.client.listPrompts()).prompts.map((p) => p.name)).toContain("args-prompt");
+    const read = await dry.client.readResource({ uri });
+    expect(read.contents[0]!.uri).toBe(uri);
+    const events = readAudit(dryLog);
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        event: "resource",
+        method: "resources/read",
+        name: uri,
+        decision: "would-hide",
+        code: "E_RESOURCE_DENIED",
+      }),
+    );
+    expect(events.filter((e) => e.decision === "hidden")).toEqual([]);
+  });
+});
