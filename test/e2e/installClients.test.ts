@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { configDir, mcpJson } from "./configDirHelpers.js";
 import { CLI, NODE, readAudit, ROOT, tempDir } from "./helpers.js";
-import { claude, CLAUDE_CODE, INSPECTOR, installedBin } from "./realClients.js";
+import { claude, CLAUDE_CODE, claudeEnv, INSPECTOR, installedBin } from "./realClients.js";
 import { serveHttp } from "./serveHelpers.js";
 
 const MEMORY_SERVER = join(ROOT, "node_modules/@modelcontextprotocol/server-memory/dist/index.js");
@@ -137,15 +137,7 @@ describe("Claude Code against toolgate serve --http", () => {
           cwd: home,
           encoding: "utf8",
           timeout: 90_000,
-          env: {
-            PATH: process.env.PATH ?? "/usr/bin:/bin",
-            HOME: home,
-            DISABLE_TELEMETRY: "1",
-            DISABLE_AUTOUPDATER: "1",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-            CLAUDE: bin,
-            TOOLGATE_TOKEN: token,
-          },
+          env: { ...claudeEnv(home), CLAUDE: bin, TOOLGATE_TOKEN: token },
         },
       );
       expect(pasted.status, pasted.stderr).toBe(0);

@@ -34,13 +34,17 @@ export function claude(bin: string, home: string, args: string[], cwd: string): 
     cwd,
     encoding: "utf8",
     timeout: 90_000,
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: home,
-      DISABLE_TELEMETRY: "1",
-      DISABLE_AUTOUPDATER: "1",
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      MCP_TIMEOUT: "20000",
-    },
+    env: { ...claudeEnv(home), MCP_TIMEOUT: "20000" },
   });
+}
+
+/** Claude Code's environment in the tests: a home of its own, no telemetry, no updates, no other traffic. */
+export function claudeEnv(home: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  };
 }
