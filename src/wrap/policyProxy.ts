@@ -30,6 +30,9 @@ import { WrapEra } from "./wrapEra.js";
 import { ListFilter } from "./listFilter.js";
 import { ServerReadiness } from "./serverReadiness.js";
 import { ServerNameWatch } from "./serverNameWatch.js";
+import { ServerListen } from "./serverListen.js";
+import { StartupWatch } from "./startupWatch.js";
+import { ArrivalQueue } from "./arrivalQueue.js";
 import { ApprovalRounds } from "../session/approvalRounds.js";
 import { runCall, type CallPort } from "../session/runCall.js";
 import { MemoryApprovalClaims, type ApprovalClaims } from "../session/approvalClaims.js";
@@ -132,9 +135,10 @@ export class PolicyProxy {
    */
   private readonly clientPending = new Set<JsonRpcId>();
 
-  private waiting = false;
-  private readonly backlog: Array<JsonRpcRequest | JsonRpcNotification> = [];
-  private idleWaiters: Array<() => void> = [];
+  private readonly arrivals = new ArrivalQueue<JsonRpcRequest | JsonRpcNotification>(
+    (message) => this.handleClientMessage(message),
+    (message, error) => this.internalError(message, error),
+  );
 
   constructor(
     private readonly options: PolicyProxyOptions,
@@ -206,30 +210,35 @@ export class PolicyProxy {
       // A call made before the server has answered waits for it as long as a start may take.
       timeoutMs: Math.max(this.timeoutMs, this.startupMs),
       startupTimeoutMs: this.startupMs,
+      listen: new ServerListen({
+        privateRequests: this.privateRequests,
+        era: this.era,
+        onToolsChanged: () => this.toolsChanged(),
+        log: options.log,
+      }),
       log: options.log,
+    });
+    this.startup = new StartupWatch({
+      timeoutMs: this.startupMs,
+      serverId: options.serverId,
+      setting: options.startupSetting,
+      log: options.log,
+      expired: (message) => void this.serverUnavailable(message),
     });
   }
 
-  private readonly startupMs: number;
-  /** Runs from the first request sent to the server until its first frame; past the limit, it did not start. */
-  private startupTimer: NodeJS.Timeout | null = null;
-  private serverSpoke = false;
-
-  private watchStartup(): void {
-    if (this.serverSpoke || this.startupTimer !== null || this.unavailable !== null) return;
-    this.startupTimer = setTimeout(() => {
-      const seconds = Math.round(this.startupMs / 100) / 10;
-      const message = `E_UPSTREAM_START: MCP server${this.options.serverId === undefined ? "" : ` '${this.options.serverId}'`} did not answer within ${seconds} s (startup_timeout); if it is only slow, give it longer with ${this.options.startupSetting ?? "--startup-timeout <seconds>"}`;
-      this.options.log(message);
-      void this.serverUnavailable(message);
-    }, this.startupMs);
-    this.startupTimer.unref();
+  /** The server's tools changed: calls wait for a fresh catalog (a drifted tool is caught before its call). */
+  private toolsChanged(): void {
+    this.catalog.markStale();
+    if (this.readiness.started) void this.catalog.refresh();
   }
+
+  private readonly startupMs: number;
+  private readonly startup: StartupWatch;
 
   /** Stops the start-up watch (the proxy closes). */
   stopWatching(): void {
-    if (this.startupTimer !== null) clearTimeout(this.startupTimer);
-    this.startupTimer = null;
+    this.startup.stop();
   }
 
   /** The name the server gives itself (initialize, else server/discover): shown, never trusted. */
@@ -305,18 +314,14 @@ export class PolicyProxy {
         return;
       }
       this.clientPending.add(id);
-      this.watchStartup();
+      if (this.unavailable === null) this.startup.arm();
     }
-    if (this.waiting) this.backlog.push(message);
-    else this.run(message);
+    this.arrivals.push(message);
   }
 
   /** One frame from the server. */
   fromServer(frame: InboundFrame): void {
-    if (!this.serverSpoke) {
-      this.serverSpoke = true;
-      this.stopWatching();
-    }
+    this.startup.heard();
     const inbound = readFrame(frame);
     if (!inbound.ok) {
       this.options.log(`dropped a server frame (${inbound.problem}): ${inbound.message}`);
@@ -368,10 +373,9 @@ export class PolicyProxy {
       this.peers.toServer(errorResponse((message as JsonRpcRequest).id, INVALID_REQUEST, RESERVED_ID));
       return;
     }
-    if (inbound.kind === "notification" && message.method === "notifications/tools/list_changed") {
-      this.catalog.markStale();
-      if (this.readiness.started) void this.catalog.refresh();
-    }
+    if (inbound.kind === "notification" && this.readiness.listens(message)) return;
+    if (inbound.kind === "notification" && message.method === "notifications/tools/list_changed")
+      this.toolsChanged();
     this.toClient(message);
   }
 
@@ -412,34 +416,7 @@ export class PolicyProxy {
 
   /** Resolves once no client message is waiting to be handled. */
   idle(): Promise<void> {
-    if (!this.waiting && this.backlog.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
-  }
-
-  private run(message: JsonRpcRequest | JsonRpcNotification): void {
-    let pending: Promise<void> | undefined;
-    try {
-      pending = this.handleClientMessage(message);
-    } catch (error) {
-      this.internalError(message, error);
-    }
-    if (pending === undefined) return;
-    this.waiting = true;
-    pending
-      .catch((error: unknown) => this.internalError(message, error))
-      .finally(() => {
-        this.waiting = false;
-        this.drainBacklog();
-      });
-  }
-
-  private drainBacklog(): void {
-    while (!this.waiting && this.backlog.length > 0) this.run(this.backlog.shift()!);
-    if (!this.waiting && this.backlog.length === 0) {
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const resolve of waiters) resolve();
-    }
+    return this.arrivals.idle();
   }
 
   /** Fails closed: a request we could not handle is answered with an error, never forwarded. */

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonRpcResponse } from "../engine/rpc/jsonRpc.js";
+import { isJsonObject, type JsonRpcNotification, type JsonRpcResponse } from "../engine/rpc/jsonRpc.js";
 import type { ToolCatalog } from "../session/toolCatalog.js";
 import {
   learnedUnknownToolAnswer,
@@ -17,6 +17,8 @@ export interface ServerReadinessDeps {
   timeoutMs: number;
   /** Bound on toolgate's own `server/discover` (the server's first request in the modern era: its start). */
   startupTimeoutMs?: number;
+  /** Opens toolgate's own listen stream once the modern era's start is done (ServerListen). */
+  listen?: { open(): void; consumes(message: JsonRpcNotification): boolean };
   log(line: string): void;
 }
 
@@ -76,7 +78,7 @@ export class ServerReadiness {
    */
   startModern(): void {
     if (this.isStarted || this.discovering) return;
-    if (this.serverHasTools !== null) return this.start();
+    if (this.serverHasTools !== null) return this.startListening();
     this.discovering = true;
     void this.deps.privateRequests
       .start("server/discover", this.deps.era.ownParams({}), this.deps.startupTimeoutMs)
@@ -84,7 +86,18 @@ export class ServerReadiness {
       .catch((error: unknown) =>
         this.deps.log(`server/discover failed: ${error instanceof Error ? error.message : String(error)}`),
       )
-      .finally(() => this.start());
+      .finally(() => this.startListening());
+  }
+
+  /** As start(), and a server with tools is listened to for changes (the modern era's only way to hear). */
+  private startListening(): void {
+    this.start();
+    if (this.serverHasTools !== false) this.deps.listen?.open();
+  }
+
+  /** A notification on toolgate's own listen stream: handled, and not the client's. */
+  listens(message: JsonRpcNotification): boolean {
+    return this.deps.listen?.consumes(message) ?? false;
   }
 
   noteDiscover(response: JsonRpcResponse): void {

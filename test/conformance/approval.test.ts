@@ -197,7 +197,7 @@ describe.each(SURFACES)("%s", (surface) => {
         /\. Required by \S*policy\.yaml:3:23, tools\.approval_required 'write_file'\. To approve: a client with MCP form elicitation \(toolgate asks its person, who ticks 'approve'\); or /,
       );
       expect(denial(result).text).toContain(
-        surface === "wrap"
+        surface.startsWith("wrap")
           ? "; or an artifact from `toolgate approve --tool write_file …` in the call's params._meta.approval"
           : "; or the dashboard (start serve with --dashboard; a client that cannot ask then waits for an approver at /ui/approvals); or an artifact from `toolgate approve --tool write_file …`",
       );

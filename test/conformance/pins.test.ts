@@ -86,7 +86,7 @@ describe.each(SURFACES)("%s", (surface) => {
     ]);
     const listed = c.audit().find((e) => e.event === "tools/list");
     // Only serve names the server in its events (wrap has one).
-    expect(listed?.server).toBe(c.surface === "wrap" ? undefined : NAME);
+    expect(listed?.server).toBe(c.surface.startsWith("wrap") ? undefined : NAME);
     expect(listed).toMatchObject({
       decision: "filtered",
       shown: 1,

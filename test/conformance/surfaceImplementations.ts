@@ -5,7 +5,10 @@
 import { join } from "node:path";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { configDir, mcpJson } from "../e2e/configDirHelpers.js";
 import { writeFileSync } from "node:fs";
@@ -70,6 +73,28 @@ async function bareAbsent(server: string[], tool: string): Promise<Outcome> {
   return JSON.parse((await bareUnknown.get(key)!).split("zz-missing-tool").join(tool)) as Outcome;
 }
 
+/** The bridged server's own answer for a missing tool, asked in revision 2026-07-28 (see WRAP_2026). */
+const bridgedUnknown = new Map<string, Promise<string>>();
+async function bridgedAbsent(server: string[], tool: string): Promise<Outcome> {
+  const key = JSON.stringify(server);
+  if (!bridgedUnknown.has(key)) {
+    const probe = async () => {
+      const client = new ModernClient(
+        { name: "toolgate-conformance", version: "1.0.0" },
+        { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+      );
+      await client.connect(new InPlaceStdio({ command: NODE, args: [ERA_BRIDGE, ...server], cwd: ROOT }));
+      try {
+        return JSON.stringify(await outcome(client.callTool({ name: "zz-missing-tool", arguments: {} })));
+      } finally {
+        await client.close();
+      }
+    };
+    bridgedUnknown.set(key, probe());
+  }
+  return JSON.parse((await bridgedUnknown.get(key)!).split("zz-missing-tool").join(tool)) as Outcome;
+}
+
 const notFound = (text: string): Outcome => ({
   result: { content: [{ type: "text", text }], isError: true },
 });
@@ -94,8 +119,14 @@ async function overStdio(
 class InPlaceStdio extends ModernStdioTransport {}
 
 /** As overStdio, with the v2 client pinned to revision 2026-07-28. */
-async function overStdioModern(clients: ClientMaker, command: string, args: string[]): Promise<Session> {
-  const transport = new InPlaceStdio({ command, args, stderr: "pipe", cwd: ROOT });
+async function overStdioModern(
+  clients: ClientMaker,
+  command: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<Session> {
+  const environment = { ...getDefaultEnvironment(), ...env };
+  const transport = new InPlaceStdio({ command, args, stderr: "pipe", cwd: ROOT, env: environment });
   let stderr = "";
   transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
   const client = clients.modern();
@@ -115,20 +146,42 @@ function serveFlags(o: StartOptions, shimmed: string[], flags: string[]): string
   return ["--config-dir", cfg, "--policy", join(cfg, "policy.yaml"), ...flags];
 }
 
-const WRAP: Surface = {
-  name: "wrap",
-  launch: (o, shimmed, flags, dir, clients) => {
-    const spec = wrapCommand(["--policy", writePolicy(dir, o.policy), "--label", o.name, ...flags], shimmed);
-    return overStdio(clients, spec.command, spec.args, o.env);
-  },
+/** wrap: the server's own names; a hidden tool gets the bare server's own answer for a missing one. */
+const wrapped = (name: "wrap" | "wrap-2026"): Omit<Surface, "launch"> => ({
+  name,
   request: (_server, tool, args) => ({ name: tool, arguments: args }),
   tools: async (client) => (await client.listTools()).tools.map((t) => t.name),
   absentAnswer: (o, tool) => bareAbsent(o.server, tool),
   eventBase: () => ({}),
   calledAs: (_server, tool) => tool,
   inServerOrder: true,
-  passesListChanged: true,
+  passesListChanged: name === "wrap",
+});
+
+const WRAP: Surface = {
+  ...wrapped("wrap"),
+  launch: (o, shimmed, flags, dir, clients) => {
+    const spec = wrapCommand(["--policy", writePolicy(dir, o.policy), "--label", o.name, ...flags], shimmed);
+    return overStdio(clients, spec.command, spec.args, o.env);
+  },
 };
+
+/**
+ * wrap with a client of revision 2026-07-28. wrap passes the era through, so the server must speak it: the
+ * real (legacy-only) server runs behind fixtures/eraBridge.mjs, a v2-SDK server forwarding its tools verbatim.
+ */
+const WRAP_2026: Surface = {
+  ...wrapped("wrap-2026"),
+  absentAnswer: (o, tool) => bridgedAbsent(o.server, tool),
+  launch: (o, shimmed, flags, dir, clients) => {
+    const spec = wrapCommand(
+      ["--policy", writePolicy(dir, o.policy), "--label", o.name, ...flags],
+      [NODE, ERA_BRIDGE, ...shimmed],
+    );
+    return overStdioModern(clients, spec.command, spec.args, o.env);
+  },
+};
+const ERA_BRIDGE = join(ROOT, "test/conformance/fixtures/eraBridge.mjs");
 
 /** serve in direct mode: `<server>__<tool>`; a listed name without the prefix is kept, marked, to fail. */
 const direct = (
@@ -241,6 +294,7 @@ const SERVE_META: Surface = {
 
 export const IMPLEMENTATIONS: Record<SurfaceName, Surface> = {
   wrap: WRAP,
+  "wrap-2026": WRAP_2026,
   "serve-direct": SERVE_DIRECT,
   "serve-meta": SERVE_META,
   "serve-http": SERVE_HTTP,

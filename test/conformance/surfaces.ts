@@ -1,6 +1,6 @@
-// The surfaces the conformance suite runs every scenario against: `toolgate wrap` around one server, and
-// `toolgate serve` with that server as the only entry of mcp.json — direct mode over stdio, meta mode over
-// stdio, direct mode over Streamable HTTP with a bearer token. One session core decides on all four, so one
+// The surfaces the conformance suite runs every scenario against: `toolgate wrap` around one server (with a
+// client of either era), and `toolgate serve` with that server as the only entry of mcp.json — direct mode
+// over stdio, meta mode over stdio, direct mode over Streamable HTTP with a bearer token. One session core decides on all four, so one
 // scenario must see the same decisions on each; what differs (names, the absent answer, audit fields only
 // serve writes) is said once, in surfaceImplementations.ts, and nowhere in the scenarios. Every surface runs
 // the real server behind fixtures/recordingShim.mjs, so "never reaches the server" is read from what the
@@ -20,6 +20,7 @@ import { IMPLEMENTATIONS } from "./surfaceImplementations.js";
 
 export const SURFACES = [
   "wrap",
+  "wrap-2026",
   "serve-direct",
   "serve-meta",
   "serve-http",
