@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import { logEntry } from "./log/stderrLog.js";
 import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
 import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
 import { hasErrors } from "../engine/model/diagnostics.js";
@@ -24,7 +25,8 @@ export function loadActivePolicy(location: PolicyLocation | null): ActivePolicy 
   printDiagnostics(diagnostics);
   if (policy === null) {
     const origin = location.from === "flag" ? "--policy" : "config.yaml's policy:";
-    process.stderr.write(`toolgate: the policy '${location.shown}' (${origin}) cannot be used\n`);
+    const message = `the policy '${location.shown}' (${origin}) cannot be used`;
+    logEntry({ level: "error", code: "E_START_REFUSED", message }, `toolgate: ${message}\n`);
     return "unusable";
   }
   return { compiled: compilePolicy(policy), shownPath: location.shown };
@@ -51,7 +53,8 @@ export function loadContext(
   const { config, diagnostics } = loadConfigDir(dir, selection, options);
   printDiagnostics(diagnostics);
   if (hasErrors(diagnostics)) {
-    process.stderr.write(`toolgate: the configuration in ${dir} has errors (see above)\n`);
+    const message = `the configuration in ${dir} has errors (see above)`;
+    logEntry({ level: "error", code: "E_START_REFUSED", message }, `toolgate: ${message}\n`);
     return null;
   }
   const policy = withPolicy ? loadActivePolicy(policyLocation(config, flags.policy)) : null;

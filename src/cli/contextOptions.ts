@@ -1,7 +1,8 @@
 import { isAbsolute, join } from "node:path";
+import { logDiagnostic } from "./log/stderrLog.js";
 import { Option, type Command } from "commander";
 import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
-import { formatDiagnostic, type Diagnostic } from "../engine/model/diagnostics.js";
+import type { Diagnostic } from "../engine/model/diagnostics.js";
 import { collect } from "./optionParsers.js";
 
 /**
@@ -78,5 +79,5 @@ export function policyLocation(config: ConfigDir | null, flag: string | undefine
 }
 
 export function printDiagnostics(diagnostics: readonly Diagnostic[]): void {
-  for (const d of diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
+  for (const d of diagnostics) logDiagnostic(d);
 }

@@ -1,5 +1,6 @@
 import { ToolgateError } from "../engine/errors.js";
 import { printable } from "../engine/text/printable.js";
+import { logFormat, logLine } from "./log/stderrLog.js";
 
 /** `error CODE: message`, then `  hint: …` when there is a hint; each line ends in a newline. */
 export function errorText(code: string, message: string, hint?: string): string {
@@ -14,7 +15,8 @@ export function describeError(error: unknown): string {
   return errorText("E_INTERNAL", error instanceof Error ? error.message : String(error));
 }
 
-/** On stderr, the first line prefixed with `toolgate: `. */
+/** On stderr, the first line prefixed with `toolgate: ` (with `--log-format json`, one JSON line). */
 export function printError(text: string): void {
-  process.stderr.write(`toolgate: ${text}`);
+  if (logFormat() === "text") process.stderr.write(`toolgate: ${text}`);
+  else logLine(text.trimEnd());
 }

@@ -22,13 +22,30 @@ export class StderrRecord {
 
   /** The first error line printed (a diagnostic or a `toolgate:` line), without the `toolgate: ` prefix. */
   firstError(): string | null {
-    const lines = this.text.split("\n").filter((l) => l.trim() !== "");
+    const lines = this.text
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map(textOfJsonLine);
     const line = lines.find((l) => /(^|: )error /.test(l)) ?? lines.find((l) => l.startsWith("toolgate: "));
     return line === undefined ? null : line.replace(/^toolgate: /, "");
   }
 
   stop(): void {
     process.stderr.write = this.original;
+  }
+}
+
+/** A `--log-format json` line as the text form says it (`error CODE: message`); any other line as it is. */
+function textOfJsonLine(line: string): string {
+  if (!line.startsWith("{")) return line;
+  try {
+    const entry = JSON.parse(line) as { level?: unknown; code?: unknown; message?: unknown; hint?: unknown };
+    if (typeof entry.code !== "string" || typeof entry.message !== "string") return line;
+    const level = entry.level === "error" ? "error" : String(entry.level);
+    const hint = typeof entry.hint === "string" ? ` (hint: ${entry.hint})` : "";
+    return `${level} ${entry.code}: ${entry.message}${hint}`;
+  } catch {
+    return line;
   }
 }
 

@@ -1,54 +1,15 @@
-import { Command, CommanderError } from "commander";
+import { requestedLogFormat } from "./log/logFormat.js";
+import { TOOLGATE_VERSION } from "./version.js";
 
-type Register = (program: Command) => void;
-
-/**
- * Each command's module is loaded only when that command runs (the bundle splits them into chunks), so
- * `toolgate wrap` does not pay at start-up for the SDK, the console or the HTTP gateway.
- */
-const installCommands = async (): Promise<Register> =>
-  (await import("./installCommand.js")).registerInstallCommands;
-
-const COMMANDS: Record<string, () => Promise<Register>> = {
-  policy: async () => (await import("./policyCommands.js")).registerPolicyCommands,
-  wrap: async () => (await import("./wrapCommand.js")).registerWrapCommand,
-  info: async () => (await import("./infoCommand.js")).registerInfoCommand,
-  list: async () => (await import("./listCommand.js")).registerListCommand,
-  serve: async () => (await import("./serveCommand.js")).registerServeCommand,
-  console: async () => (await import("./consoleCommand.js")).registerConsoleCommand,
-  audit: async () => (await import("./auditCommand.js")).registerAuditCommand,
-  pin: async () => (await import("./pinCommand.js")).registerPinCommand,
-  approve: async () => (await import("./approveCommand.js")).registerApproveCommand,
-  dashboard: async () => (await import("./dashboardCommand.js")).registerDashboardCommand,
-  install: installCommands,
-  uninstall: installCommands,
-};
-
-async function main(argv: string[]): Promise<void> {
-  const program = new Command("toolgate")
-    .description("MCP tool-policy gateway: which tools a model can see and call, with which arguments")
-    .version("0.1.0")
-    .showHelpAfterError()
-    .enablePositionalOptions()
-    // Usage mistakes are bad input: exit 2 like every other bad input, not commander's default 1.
-    .exitOverride();
-  const named = argv[2];
-  // A known command loads alone; anything else (help, a typo, no command) needs every command listed.
-  const chosen = named !== undefined && Object.hasOwn(COMMANDS, named) ? [named] : Object.keys(COMMANDS);
-  // One module may register several commands (install and uninstall): each module once.
-  const loaders = [...new Set(chosen.map((name) => COMMANDS[name]!))];
-  for (const register of await Promise.all(loaders.map((load) => load()))) register(program);
-  await program.parseAsync(argv);
+// `toolgate --version` answers before anything else is loaded: commander and the commands' modules are
+// most of a start, and a version check (an installer's, a host's) needs none of them.
+const first = process.argv[2];
+if (first === "--version" || first === "-V") {
+  process.stdout.write(`${TOOLGATE_VERSION}\n`);
+} else {
+  // Each command's module is loaded only when that command runs (src/cli/program.ts). Only the commands
+  // that run as a service take --log-format; every other command prints text for a person.
+  const { runProgram } = await import("./program.js");
+  const service = first === "wrap" || first === "serve";
+  await runProgram(process.argv, service ? requestedLogFormat(process.argv, process.env) : "text");
 }
-
-main(process.argv).catch((err: unknown) => {
-  if (err instanceof CommanderError) {
-    const benign =
-      err.code === "commander.helpDisplayed" ||
-      err.code === "commander.version" ||
-      err.code === "commander.help";
-    process.exit(benign ? 0 : 2);
-  }
-  process.stderr.write(`toolgate: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(2);
-});

@@ -4,7 +4,9 @@ import { JsonlFileSink } from "../audit/jsonlFileSink.js";
 import { closeAuditSink, type AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
 
-import { formatDiagnostic } from "../engine/model/diagnostics.js";
+import type { LogFields } from "../engine/model/logFields.js";
+import { logDiagnostic, logLine } from "./log/stderrLog.js";
+import { addLogFormatOption, applyLogFormat } from "./log/logFormatOption.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
 import { connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { requestStateCodec } from "./requestStateKey.js";
@@ -21,7 +23,6 @@ import { DEFAULT_MAX_BODY_BYTES } from "../transports/httpServer.js";
 import { StrictStdioServerTransport } from "../transports/stdioServerTransport.js";
 import { addContextOptions, hasSelectionFlags } from "./contextOptions.js";
 import { loadContext } from "./contextLoader.js";
-import { printable } from "../engine/text/printable.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { describeError } from "./errorReport.js";
 import { openState, stateRefused } from "./serveState.js";
@@ -47,7 +48,7 @@ export function registerServeCommand(program: Command): void {
     .description(
       "one MCP server in front of every enabled server of the configuration directory, over stdio or Streamable HTTP, with the same decisions for listing and calling",
     );
-  addStartupTimeoutOption(addContextOptions(command))
+  addLogFormatOption(addStartupTimeoutOption(addContextOptions(command)))
     .option("--stdio", "serve one client on stdin/stdout (the default)")
     .option(
       "--http <port>",
@@ -172,6 +173,7 @@ export function registerServeCommand(program: Command): void {
       DEFAULT_MAX_FRAME_BYTES,
     )
     .action(async (flags: ServeFlags) => {
+      applyLogFormat(flags);
       // Over stdio, a serve that cannot start tells its host why on the connection (see hostNotice.ts).
       const record = flags.http === undefined ? new StderrRecord() : null;
       const status = await serve(flags, () => record?.stop());
@@ -185,10 +187,10 @@ export function registerServeCommand(program: Command): void {
 async function serve(flags: ServeFlags, started: () => void = () => {}): Promise<number | null> {
   // Every line is scrubbed of what mcp.json configures for reaching servers (URL credentials, headers).
   let secrets: SecretScrubber | null = null;
-  const log = (line: string): void =>
-    void process.stderr.write(`toolgate: ${printable(secrets === null ? line : secrets.text(line))}\n`);
+  const log = (line: string, fields?: LogFields): void =>
+    logLine(secrets === null ? line : secrets.text(line), fields);
   const http = flags.http !== undefined;
-  if (http && flags.stdio === true) return fail("choose one of --stdio and --http");
+  if (http && flags.stdio === true) return fail("choose one of --stdio and --http", "E_USAGE");
   const httpOnly: Array<[boolean, string]> = [
     [flags.token !== undefined, "--token"],
     [flags.tokens !== undefined, "--tokens"],
@@ -198,12 +200,14 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     [flags.oauthIssuer.length > 0, "--oauth-issuer"],
     [flags.dashboard === true, "--dashboard"],
   ];
-  for (const [given, flag] of httpOnly) if (given && !http) return fail(`${flag} applies to --http only`);
+  for (const [given, flag] of httpOnly)
+    if (given && !http) return fail(`${flag} applies to --http only`, "E_USAGE");
   if (flags.token !== undefined && flags.tokens !== undefined)
-    return fail("choose one of --token and --tokens");
+    return fail("choose one of --token and --tokens", "E_USAGE");
   if (flags.tokens !== undefined && hasSelectionFlags(flags)) {
     return fail(
       "with --tokens each token carries its own context: move --role/--agent/--session/--skill/--node into the tokens file",
+      "E_USAGE",
     );
   }
 
@@ -245,7 +249,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   }
   for (const issuer of flags.oauthIssuer) {
     if (!/^https?:\/\//.test(issuer) || !URL.canParse(issuer))
-      return fail(`--oauth-issuer must be the issuer's URL, not '${issuer}'`);
+      return fail(`--oauth-issuer must be the issuer's URL, not '${issuer}'`, "E_USAGE");
   }
   if (
     flags.dashboard === true &&
@@ -265,8 +269,8 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     policy,
   );
   if (broken !== null) {
-    for (const d of broken.diagnostics) process.stderr.write(formatDiagnostic(d) + "\n");
-    return fail(`cannot serve ${broken.client} (see above)`);
+    for (const d of broken.diagnostics) logDiagnostic(d);
+    return fail(`cannot serve ${broken.client} (see above)`, "E_START_REFUSED", { principal: broken.client });
   }
 
   let audit: AuditSink | null = null;
@@ -339,7 +343,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     gateway.session(c, sessionId, persistent);
 
   if (flags.dryRun === true)
-    log("dry run: every call and list is decided and recorded, and forwarded anyway");
+    log("dry run: every call and list is decided and recorded, and forwarded anyway", { code: "I_DRY_RUN" });
   started();
   if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log);
   return serveHttp(flags, admitted, newSession, audit, log, state, ui);

@@ -1,5 +1,7 @@
 import type { ServeMode } from "../serve/serveMode.js";
 import type { ContextFlags } from "./contextOptions.js";
+import type { LogFields } from "../engine/model/logFields.js";
+import { logLine } from "./log/stderrLog.js";
 
 /** `toolgate serve`'s flags as commander parses them (shared by its stdio and HTTP halves). */
 export interface ServeFlags extends ContextFlags {
@@ -31,14 +33,21 @@ export interface ServeFlags extends ContextFlags {
   verbose?: boolean;
   maxFrameBytes: number;
   approvalKey: string[];
+  logFormat?: string;
 }
 
 export const EXIT_BAD_INPUT = 2;
 
-/** One client's context: the stdio client, or a token of the HTTP gateway. */
-export function fail(message: string): number {
-  process.stderr.write(`toolgate: ${message}\n`);
+/**
+ * Refuses to start: the message on stderr (exit 2). Its code: E_USAGE for flags that do not go together,
+ * else the message's own (`error CODE: …`), else E_START_REFUSED.
+ */
+export function fail(message: string, code?: string, fields: LogFields = {}): number {
+  const own = /^error [EW]_[A-Z][A-Z0-9_]+\b/.test(message);
+  logLine(message, own ? fields : { ...fields, code: code ?? "E_START_REFUSED" });
   return EXIT_BAD_INPUT;
 }
+
+/** One client's context: the stdio client, or a token of the HTTP gateway. */
 
 export type { ClientContext } from "../serve/gateway.js";

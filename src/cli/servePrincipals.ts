@@ -1,4 +1,5 @@
 import { loadConfigDir, sortDiagnostics } from "../config/configDir.js";
+import { logDiagnostic } from "./log/stderrLog.js";
 import { loadTokensFile, MIN_TOKEN_LENGTH, tokenDigest } from "../config/tokensFile.js";
 import { appendAll, formatDiagnostic, hasErrors, type Diagnostic } from "../engine/model/diagnostics.js";
 import {
@@ -103,7 +104,7 @@ function fromTokensFile(file: string, loaded: LoadedContext, out: ServePrincipal
     });
   }
   const unique = [...new Map(sortDiagnostics(all).map((d) => [formatDiagnostic(d), d])).values()];
-  for (const d of unique) process.stderr.write(formatDiagnostic(d) + "\n");
+  for (const d of unique) logDiagnostic(d);
   if (hasErrors(unique))
     return fail(`the tokens file ${file} or the contexts it names have errors (see above)`);
   return out;

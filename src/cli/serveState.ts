@@ -1,7 +1,7 @@
 import type { GlobalConfig } from "../engine/model/configDir.js";
 import type { OpenedState, StateRefusal } from "../state/sharedState.js";
 import { openState as openStateAt } from "../state/stateRegistry.js";
-import { errorText, printError } from "./errorReport.js";
+import { logError } from "./log/stderrLog.js";
 import { EXIT_BAD_INPUT } from "./serveFlags.js";
 
 /**
@@ -27,6 +27,6 @@ export function openState(
 
 /** `toolgate: error CODE: why` and its hint on stderr; serve stops before anything listens. */
 export function stateRefused(refusal: StateRefusal): number {
-  printError(errorText(refusal.code, refusal.why, refusal.hint));
+  logError(refusal.code, refusal.why, refusal.hint);
   return EXIT_BAD_INPUT;
 }

@@ -4,28 +4,28 @@ import { InvalidArgumentError, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
 import { closeAuditSink, type AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
-import { formatDiagnostic } from "../engine/model/diagnostics.js";
 import { gatewayNameDiagnostics } from "../config/policyGatewayNames.js";
 import { loadPolicyFile } from "../config/policyLoader.js";
 import type { Policy } from "../engine/model/policy.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
 import { localRealpath } from "../upstream/localRealpath.js";
-import { PolicyProxy } from "../wrap/policyProxy.js";
 import { allowAllGate, createPolicyGate } from "../engine/policy/policyGate.js";
 import { runStdioWrap } from "../wrap/stdioWrap.js";
 import { addContextOptions, hasSelectionFlags } from "./contextOptions.js";
 import { describeError } from "./errorReport.js";
 import type { WrapConfigFlags, WrapPlan } from "./wrapConfigDir.js";
-import { printable } from "../engine/text/printable.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { requestStateCodec } from "./requestStateKey.js";
 import { StderrRecord, tellHost } from "./hostNotice.js";
-import { MemoryApprovalClaims } from "../session/approvalClaims.js";
 import { pinServer } from "./wrapPinServer.js";
+import { logDiagnostic, logEntry, logLine } from "./log/stderrLog.js";
+import { addLogFormatOption, applyLogFormat } from "./log/logFormatOption.js";
+import type { LogFields } from "../engine/model/logFields.js";
 
 interface WrapOptions extends WrapConfigFlags {
   policy?: string;
   auditLog?: string;
+  logFormat?: string;
   dryRun?: boolean;
   verbose?: boolean;
   label?: string;
@@ -52,7 +52,7 @@ export function registerWrapCommand(program: Command): void {
       "apply the filter layers of this mcp.json server of the configuration directory; " +
         "its command is run when none is given after -- (a command after -- wins)",
     );
-  addStartupTimeoutOption(addContextOptions(command, false))
+  addLogFormatOption(addStartupTimeoutOption(addContextOptions(command, false)))
     .option("--audit-log <file>", "append one JSON line per decision to this file")
     .option(
       "--dry-run",
@@ -89,6 +89,7 @@ export function registerWrapCommand(program: Command): void {
     )
     .passThroughOptions()
     .action(async (command: string[], options: WrapOptions) => {
+      applyLogFormat(options);
       const record = new StderrRecord();
       const status = await wrap(command, options, () => record.stop());
       record.stop();
@@ -99,9 +100,7 @@ export function registerWrapCommand(program: Command): void {
 }
 
 async function wrap(command: string[], options: WrapOptions, started: () => void): Promise<number> {
-  const log = (line: string): void => {
-    process.stderr.write(`toolgate: ${printable(line)}\n`);
-  };
+  const log = (line: string, fields?: LogFields): void => logLine(line, fields);
   const usesConfigDir =
     options.server !== undefined || options.configDir !== undefined || hasSelectionFlags(options);
   const plan = usesConfigDir
@@ -128,7 +127,7 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
     return EXIT_BAD_INPUT;
   }
   if (options.dryRun === true)
-    log("dry run: every call and list is decided and recorded, and forwarded anyway");
+    log("dry run: every call and list is decided and recorded, and forwarded anyway", { code: "I_DRY_RUN" });
 
   let audit: AuditSink | null = null;
   if (options.auditLog !== undefined) {
@@ -158,8 +157,13 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
       log,
       // Called right after the server is spawned: compiling the policy's schemas then overlaps with the
       // server's own start-up instead of adding to it. Nothing is read from either side before this returns.
-      createHandler: async (peers) =>
-        new PolicyProxy(
+      createHandler: async (peers) => {
+        // Loaded once the server is spawned: the proxy's modules load while the server starts.
+        const [{ PolicyProxy }, { MemoryApprovalClaims }] = await Promise.all([
+          import("../wrap/policyProxy.js"),
+          import("../session/approvalClaims.js"),
+        ]);
+        return new PolicyProxy(
           {
             gate: await plan.createGate(),
             audit,
@@ -180,7 +184,8 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
                 : `"startup_timeout" in the mcp.json entry of '${options.server ?? ""}'`,
           },
           peers,
-        ),
+        );
+      },
     });
   } finally {
     // Bounded: spans a collector has not taken within the wait are dropped, the exit is not held up.
@@ -192,16 +197,18 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
 function planPlainWrap(
   command: readonly string[],
   options: WrapOptions,
-  log: (line: string) => void,
+  log: (line: string, fields?: LogFields) => void,
 ): WrapPlan | null {
   const policy = loadPolicy(options.policy);
   if (policy === "unusable") return null;
   if (policy !== null && options.label !== undefined) {
-    for (const d of gatewayNameDiagnostics(policy, [options.label])) log(formatDiagnostic(d));
+    for (const d of gatewayNameDiagnostics(policy, [options.label])) logDiagnostic(d);
   }
   const [program, ...args] = command;
   if (program === undefined) {
-    log("wrap needs the server command after -- (or --server <name> to run one from mcp.json)");
+    log("wrap needs the server command after -- (or --server <name> to run one from mcp.json)", {
+      code: "E_USAGE",
+    });
     return null;
   }
   const pins = pinServer(options, policy, options.policy);
@@ -231,9 +238,10 @@ function planPlainWrap(
 function loadPolicy(file: string | undefined): Policy | null | "unusable" {
   if (file === undefined) return null;
   const { policy, diagnostics } = loadPolicyFile(file);
-  for (const diagnostic of diagnostics) process.stderr.write(formatDiagnostic(diagnostic) + "\n");
+  for (const diagnostic of diagnostics) logDiagnostic(diagnostic);
   if (policy === null) {
-    process.stderr.write(`toolgate: policy '${file}' cannot be used; the server was not started\n`);
+    const message = `policy '${file}' cannot be used; the server was not started`;
+    logEntry({ level: "error", code: "E_START_REFUSED", message }, `toolgate: ${message}\n`);
     return "unusable";
   }
   return policy;

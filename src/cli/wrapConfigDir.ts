@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import type { LogFields } from "../engine/model/logFields.js";
 import { isAbsolute, resolve } from "node:path";
 import { loadConfigDir, resolveConfigDirPath } from "../config/configDir.js";
 import { hasErrors } from "../engine/model/diagnostics.js";
@@ -44,12 +45,13 @@ export interface WrapPlan {
 export function planConfigDirWrap(
   command: readonly string[],
   flags: WrapConfigFlags,
-  log: (line: string) => void,
+  log: (line: string, fields?: LogFields) => void,
 ): WrapPlan | null {
   if (flags.server === undefined) {
     log(
       "--config-dir, --role, --agent, --session, --skill and --node need --server <name>: " +
         "the mcp.json server whose filter layers apply",
+      { code: "E_USAGE" },
     );
     return null;
   }
@@ -59,7 +61,9 @@ export function planConfigDirWrap(
   const loaded = loadConfigDir(dir, selection);
   printDiagnostics(loaded.diagnostics);
   if (hasErrors(loaded.diagnostics)) {
-    log(`the configuration in ${dir} has errors (see above); the server was not started`);
+    log(`the configuration in ${dir} has errors (see above); the server was not started`, {
+      code: "E_START_REFUSED",
+    });
     return null;
   }
   const config = loaded.config;
@@ -82,7 +86,9 @@ export function planConfigDirWrap(
     const read = loadPolicyFile(location.path);
     printDiagnostics(read.diagnostics);
     if (read.policy === null) {
-      log(`policy '${location.shown}' cannot be used; the server was not started`);
+      log(`policy '${location.shown}' cannot be used; the server was not started`, {
+        code: "E_START_REFUSED",
+      });
       return null;
     }
     policy = read.policy;
@@ -107,6 +113,7 @@ export function planConfigDirWrap(
     log(
       `running the command after -- instead of the entry of '${name}' in mcp.json` +
         (server.transport === "stdio" ? ` (${describeTarget(server)})` : ""),
+      { code: "I_GATEWAY_NOTICE", server: name },
     );
     return {
       command: program,
@@ -121,6 +128,7 @@ export function planConfigDirWrap(
     log(
       `MCP server '${name}' is an ${server.transport} server, and wrap runs a stdio server: ` +
         `give the command to run after --`,
+      { code: "E_USAGE", server: name },
     );
     return null;
   }

@@ -1,4 +1,5 @@
 import type { Client, ClientCapabilities } from "@modelcontextprotocol/client";
+import type { LogFields } from "../engine/model/logFields.js";
 import type { McpServerConfig } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
 import type { Upstream, UpstreamOptions } from "./upstream.js";
@@ -32,7 +33,8 @@ export interface LinkHooks {
   onDown(reason: string): void;
   /** Every catalog fetched (the session logs its warnings: dead patterns, pins, drift). */
   onCatalog?(snapshot: CatalogSnapshot): void;
-  log(line: string): void;
+  /** A line for stderr; `fields` say what it is when the text alone does not (a server's own stderr). */
+  log(line: string, fields?: LogFields): void;
 }
 
 export interface LinkOptions {
@@ -190,7 +192,10 @@ export class UpstreamLink {
       ...(this.options.maxFrameBytes === undefined ? {} : { maxFrameBytes: this.options.maxFrameBytes }),
       setup: (client) => hooks.setup(client),
       onStderr: (text) => {
-        for (const line of text.split("\n")) if (line.trim() !== "") hooks.log(`[${server.name}] ${line}`);
+        for (const line of text.split("\n")) {
+          if (line.trim() !== "")
+            hooks.log(`[${server.name}] ${line}`, { code: "I_SERVER_STDERR", server: server.name });
+        }
       },
     });
     const done = attempt.then(
@@ -242,6 +247,7 @@ export class UpstreamLink {
     this.state = { kind: "down", reason, retryAt: Date.now() + delay };
     this.options.hooks.log(
       `MCP server '${this.name}' is down (${reason}); retry ${this.failures} in ${formatDelay(delay)}`,
+      { code: "W_UPSTREAM_DOWN", server: this.name },
     );
     this.options.hooks.onDown(reason);
     this.timer = setTimeout(() => {

@@ -194,8 +194,27 @@ export const REPLICA_CODES = ["E_REPLICA_UNPROVEN"] as const;
 /** Opening `serve`'s state store (`--state`, `state:` in config.yaml): it is refused before anything starts. */
 export const STATE_OPEN_CODES = ["E_STATE_URL", "E_STATE_SECRET", "E_STATE_CA"] as const;
 
+/**
+ * Lines of `wrap` and `serve` on stderr that name no other code (`--log-format json` gives every line one).
+ * `I_` codes are notices: nothing is wrong.
+ */
+export const LOG_CODES = [
+  "E_START_REFUSED",
+  "W_GATEWAY_NOTICE",
+  "W_UPSTREAM_DOWN",
+  "W_TELEMETRY",
+  "I_GATEWAY_NOTICE",
+  "I_SERVER_STDERR",
+  "I_DECISION",
+  "I_SESSION",
+  "I_SERVE_READY",
+  "I_UPSTREAM_UP",
+  "I_DRY_RUN",
+] as const;
+
 export const ALL_CODES = [
   ...REASON_CODES,
+  ...LOG_CODES,
   ...ITEM_DECISION_CODES,
   ...GATEWAY_REFUSAL_CODES,
   ...AUTH_CODES,

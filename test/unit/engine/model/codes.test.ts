@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { ALL_CODES } from "../../../../src/engine/model/codes.js";
 
 const ROOT = resolve(dirname(new URL(import.meta.url).pathname), "../../../..");
-const CODE = /\b[EW]_[A-Z][A-Z0-9_]+\b/g;
+const CODE = /\b[EWI]_[A-Z][A-Z0-9_]+\b/g;
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
