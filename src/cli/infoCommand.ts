@@ -45,7 +45,7 @@ export function registerInfoCommand(program: Command): void {
     .option("--format <format>", "text or json", formatOption, "text")
     .option(
       "--timeout <ms>",
-      "bound on the server's start-up and each tools/list page",
+      "bound on the server's start-up and each list page (tools, and resources and prompts for a policy with those sections)",
       milliseconds,
       DEFAULT_UPSTREAM_TIMEOUT_MS,
     )
