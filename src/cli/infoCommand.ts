@@ -1,11 +1,14 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { deadPatternDiagnostics, deadPatterns } from "../engine/policy/explain.js";
+import { unmatchedItemDiagnostics } from "../engine/policy/itemViews.js";
 import { serverFilter } from "../engine/policy/serverFilter.js";
 import { capabilityNames, connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import { addContextOptions, printDiagnostics, type ContextFlags } from "./contextOptions.js";
 import { loadContext } from "./contextLoader.js";
 import { describeError, errorText, printError } from "./errorReport.js";
 import { buildInfoView, infoViewJson, renderInfoView } from "./render/infoView.js";
+import { buildItemsView } from "./render/itemsView.js";
+import { seenItems } from "./seenItems.js";
 import { seenTools } from "./seenTools.js";
 import { lookupEnabledServer } from "./serverLookup.js";
 
@@ -42,7 +45,7 @@ export function registerInfoCommand(program: Command): void {
     .option("--format <format>", "text or json", formatOption, "text")
     .option(
       "--timeout <ms>",
-      "bound on the server's start-up and each tools/list page",
+      "bound on the server's start-up and each list page (tools, and resources and prompts for a policy with those sections)",
       milliseconds,
       DEFAULT_UPSTREAM_TIMEOUT_MS,
     )
@@ -86,6 +89,21 @@ async function info(name: string, flags: InfoFlags): Promise<number> {
     );
     // Spec: dead patterns are also logged as warnings when the server's catalog is fetched.
     printDiagnostics(deadPatternDiagnostics(name, deadPatterns(filter.layers, catalog)));
+    const rules = policy?.compiled.policy ?? null;
+    const items =
+      rules?.resources === undefined && rules?.prompts === undefined
+        ? null
+        : buildItemsView(
+            name,
+            rules,
+            filter.gate,
+            await seenItems(
+              upstream,
+              { resources: rules.resources !== undefined, prompts: rules.prompts !== undefined },
+              flags.timeout,
+            ),
+          );
+    if (items !== null) printDiagnostics(unmatchedItemDiagnostics(name, items.unmatched));
     const view = buildInfoView({
       server: name,
       transport: found.server.transport,
@@ -94,6 +112,7 @@ async function info(name: string, flags: InfoFlags): Promise<number> {
       extras: filter.extras,
       catalog,
       seen,
+      items,
     });
     process.stdout.write(
       flags.format === "json" ? JSON.stringify(infoViewJson(view), null, 2) + "\n" : renderInfoView(view),

@@ -6,12 +6,73 @@ import { covers } from "../engine/patterns/wildcardRelations.js";
 
 /**
  * Lint of the opt-in `resources:` and `prompts:` sections: allow entries that a deny entry makes dead
- * (W_ALLOW_SHADOWED), resource allow prefixes that admit more than a directory (W_RESOURCE_PREFIX), and
- * prompt patterns with a literal star (as for tool names). Pure.
+ * (W_ALLOW_SHADOWED), resource allow prefixes that admit more than a directory (W_RESOURCE_PREFIX),
+ * resource entries no server URI can match (W_RESOURCE_UNMATCHABLE), empty patterns (W_PATTERN_EMPTY) and
+ * prompt patterns with a literal star (as for tool names). Entries that match nothing a particular server
+ * offers need its catalog: `info` and the dashboard name them (W_ITEM_UNMATCHED). Pure.
  */
 export function lintItemSections(out: Diagnostic[], policy: Policy): void {
+  for (const [section, rules] of [
+    ["resources", policy.resources],
+    ["prompts", policy.prompts],
+  ] as const) {
+    if (rules === undefined) continue;
+    for (const [field, entry] of entriesOf(rules)) {
+      if (entry.pattern === "") emptyPattern(out, section, field, entry);
+      else if (section === "resources") unmatchable(out, field, entry);
+    }
+  }
   if (policy.resources !== undefined) lintResources(out, policy.resources);
   if (policy.prompts !== undefined) lintPrompts(out, policy.prompts);
+}
+
+function entriesOf(rules: ItemRules): ["allow" | "deny", PatternEntry][] {
+  return [
+    ...(rules.allow ?? []).map((e): ["allow", PatternEntry] => ["allow", e]),
+    ...rules.deny.map((e): ["deny", PatternEntry] => ["deny", e]),
+  ];
+}
+
+function emptyPattern(out: Diagnostic[], section: string, field: string, entry: PatternEntry): void {
+  const what = section === "resources" ? "a resource with an empty URI" : "a prompt with an empty name";
+  out.push(
+    diagnosticAt(
+      "warning",
+      "W_PATTERN_EMPTY",
+      entry.at,
+      `${section}.${field} holds the empty pattern, which matches only ${what}, so it ${field === "deny" ? "blocks" : "admits"} nothing`,
+      "remove it, or write the pattern you meant",
+    ),
+  );
+}
+
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+/** A prefix entry may stop inside the scheme (`fil*`); an exact entry or template must hold one. */
+const SCHEME_START = /^[A-Za-z][A-Za-z0-9+.-]*$/;
+
+/** W_RESOURCE_UNMATCHABLE: no URI a server offers can match the entry. */
+function unmatchable(out: Diagnostic[], field: string, entry: PatternEntry): void {
+  const p = compileResourcePattern(entry.pattern);
+  if (p.form === "all") return;
+  let why: string | null = null;
+  let hint = "";
+  if (/^toolgate:\/\/[^/]+\//.test(p.literal)) {
+    why = `names the resource as serve shows it to clients; rules match the server's own URIs, so it matches nothing`;
+    hint = `write the server's own URI: '${p.literal.replace(/^toolgate:\/\/[^/]+\//, "")}${p.form === "prefix" ? "*" : ""}'`;
+  } else if (!SCHEME.test(p.literal) && !(p.form === "prefix" && SCHEME_START.test(p.literal))) {
+    why = `has no URI scheme, so it matches no resource URI (they all start with one, such as 'file:')`;
+    hint = `write the URI with its scheme, such as 'file://${p.literal.startsWith("/") ? "" : "/"}${entry.pattern}'`;
+  }
+  if (why === null) return;
+  out.push(
+    diagnosticAt(
+      "warning",
+      "W_RESOURCE_UNMATCHABLE",
+      entry.at,
+      `resources.${field} entry '${entry.pattern}' ${why}`,
+      hint,
+    ),
+  );
 }
 
 function lintResources(out: Diagnostic[], rules: ItemRules): void {

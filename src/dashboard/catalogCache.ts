@@ -1,4 +1,5 @@
 import type { SeenTool } from "../engine/policy/explain.js";
+import type { ItemCatalog } from "../engine/policy/itemViews.js";
 import type { McpServerConfig } from "../engine/model/mcpServers.js";
 
 /**
@@ -17,6 +18,11 @@ export interface FetchedCatalog {
   names: string[];
   /** The definitions as listed, by name, with what the pin stage needs (so pins judge what the gate judges). */
   seen: ReadonlyMap<string, SeenTool>;
+  /**
+   * Its resources, templates and prompts, for a policy's resources:/prompts: sections; `null` when they
+   * could not be listed (the matrix says so rather than show them as absent). Absent: not fetched.
+   */
+  items?: ItemCatalog | null;
 }
 
 export type FetchCatalog = (server: McpServerConfig, dir: string) => Promise<FetchedCatalog>;

@@ -10,6 +10,13 @@ import {
   type ExplainStep,
   type ToolExplanation,
 } from "../engine/policy/explain.js";
+import {
+  itemListViews,
+  itemSections,
+  unmatchedItemEntries,
+  unmatchedItemMessage,
+  type ItemListView,
+} from "../engine/policy/itemViews.js";
 import { layerPatternText, type Layer } from "../engine/policy/layers.js";
 import type { ActivePolicy } from "../engine/policy/policyLayer.js";
 import { serverFilter, type ServerFilter } from "../engine/policy/serverFilter.js";
@@ -59,6 +66,11 @@ export interface ServerMatrix {
   active: ReadonlySet<Column>;
   dead: PatternNote[];
   invalid: PatternNote[];
+  /**
+   * The policy's resources:/prompts: sections over the server's other lists (itemListViews, as `info`
+   * shows them); empty without a section. `null` when the lists could not be fetched.
+   */
+  items: ItemListView[] | null;
 }
 
 export interface DisabledServer {
@@ -110,6 +122,7 @@ async function serverMatrix(
   const tools = names
     .map((tool) => explainTool(filter.layers, tool, filter.extras, seen?.get(tool)))
     .sort(byName);
+  const items = itemParts(policy, name, filter, catalog, config.dir);
   const active = new Set<Column>([
     ...filter.layers.map((l) => (l.level === "skill" ? "skills" : l.level)),
     ...filter.extras.map((e) => (e.level === "pins" ? "pins" : "policy") as Column),
@@ -124,15 +137,40 @@ async function serverMatrix(
     active,
     // Only against a catalog: without one, every pattern would look dead.
     // An invalid pattern is dead too (it matches nothing); it is listed once, as invalid.
-    dead: catalog.ok
-      ? deadPatterns(filter.layers, names)
-          .filter((d) => d.pattern.valid)
-          .map((d) => ({
-            message: deadPatternMessage(d),
-            where: whereOf(d.pattern.at ?? d.layer.at, config.dir, d.layer.label),
-          }))
-      : [],
+    dead: [
+      ...(catalog.ok
+        ? deadPatterns(filter.layers, names)
+            .filter((d) => d.pattern.valid)
+            .map((d) => ({
+              message: deadPatternMessage(d),
+              where: whereOf(d.pattern.at ?? d.layer.at, config.dir, d.layer.label),
+            }))
+        : []),
+      ...items.unmatched,
+    ],
     invalid: invalidPatterns(filter.layers, config.dir),
+    items: items.lists,
+  };
+}
+
+/** The item lists and the entries that match nothing the server offers (W_ITEM_UNMATCHED), as `info`. */
+function itemParts(
+  policy: ActivePolicy | null,
+  name: string,
+  filter: ServerFilter,
+  catalog: CatalogResult,
+  dir: string,
+): { lists: ItemListView[] | null; unmatched: PatternNote[] } {
+  const rules = policy?.compiled.policy ?? null;
+  if (itemSections(rules).length === 0 || !catalog.ok) return { lists: [], unmatched: [] };
+  const items = catalog.catalog.items;
+  if (items === null || items === undefined) return { lists: null, unmatched: [] };
+  return {
+    lists: itemListViews(filter.gate, items),
+    unmatched: unmatchedItemEntries(rules, name, items).map((u) => ({
+      message: unmatchedItemMessage(u, name),
+      where: whereOf(u.at, dir, "policy"),
+    })),
   };
 }
 

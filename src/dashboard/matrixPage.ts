@@ -4,6 +4,7 @@ import { formatDiagnostic, type Diagnostic } from "../engine/model/diagnostics.j
 import { layerPatternText } from "../engine/policy/layers.js";
 import type { ActivePolicy } from "../engine/policy/policyLayer.js";
 import { markup, queryString, type SafeHtml } from "./html.js";
+import { itemRuleLines, itemsTable } from "./itemsTable.js";
 import { COLUMNS, rowCells, type Matrix, type ServerMatrix } from "./matrix.js";
 
 /**
@@ -149,14 +150,17 @@ function notes(m: ServerMatrix): SafeHtml | null {
       </ul>`;
 }
 
-function layersList(m: ServerMatrix): SafeHtml {
+function layersList(m: ServerMatrix, policy: ActivePolicy | null): SafeHtml {
   const layers = [
     ...m.filter.layers.map((l) => ({ label: l.label, summary: layerPatternText(l) })),
     ...m.filter.extras.map((e) => ({ label: e.label, summary: e.summary })),
   ];
-  if (layers.length === 0) return markup`<p class="meta">filter layers: (none — all tools allowed)</p>`;
+  const items = itemRuleLines(policy);
+  if (layers.length === 0 && items.length === 0) {
+    return markup`<p class="meta">filter layers: (none — all tools allowed)</p>`;
+  }
   return markup`<ul class="notes layers">
-    ${layers.map((l) => markup`<li>${l.label}: <code>${l.summary}</code></li>`)}
+    ${layers.map((l) => markup`<li>${l.label}: <code>${l.summary}</code></li>`)}${items}
   </ul>`;
 }
 
@@ -169,7 +173,7 @@ function serverSection(input: MatrixPageInput, m: ServerMatrix, index: number): 
   if (!m.catalog.ok) {
     const c = m.catalog;
     return markup`<section class="card server" data-server="${m.server}">
-      ${head}${layersList(m)}
+      ${head}${layersList(m, input.policy)}
       <p class="banner error">
         <code>${c.code}</code> ${c.message}${c.hint !== undefined && markup`<br />hint: ${c.hint}`}
       </p>
@@ -203,7 +207,7 @@ function serverSection(input: MatrixPageInput, m: ServerMatrix, index: number): 
       ? "no tools"
       : `tools ${(current - 1) * PAGE_SIZE + 1}–${(current - 1) * PAGE_SIZE + shown.length} of ${rows.length}`;
   return markup`<section class="card server" data-server="${m.server}">
-    ${head}${layersList(m)}${notes(m)}
+    ${head}${layersList(m, input.policy)}${notes(m)}
     <p class="meta">
       ${range}${filter !== "" && ` whose name contains “${filter}”`}; hover a cell for the pattern that
       matched or the reason it hid the tool.
@@ -221,7 +225,7 @@ function serverSection(input: MatrixPageInput, m: ServerMatrix, index: number): 
         ${body}
       </tbody>
     </table>
-    ${pager(input.query, m.server, index, current, pages)}
+    ${pager(input.query, m.server, index, current, pages)}${itemsTable(m, input.policy)}
   </section>`;
 }
 

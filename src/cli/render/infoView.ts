@@ -11,6 +11,7 @@ import {
 } from "../../engine/policy/explain.js";
 import { layerPatternText, type Layer } from "../../engine/policy/layers.js";
 import { printable } from "../../engine/text/printable.js";
+import { itemBodyLines, itemHeaderLines, itemsJson, type ItemsView } from "./itemsView.js";
 
 /**
  * The `.info mcp-server <name>` view (spec "Inspecting the effective filter"): the same lines, words, glyphs and
@@ -36,6 +37,8 @@ export interface InfoViewInput {
   catalog: readonly string[];
   /** The tools as the server listed them, by name: the pin stage judges definitions, not names. */
   seen?: ReadonlyMap<string, SeenTool>;
+  /** The policy's resources:/prompts: sections over the server's other lists; absent without a section. */
+  items?: ItemsView | null;
 }
 
 export interface InfoViewLayer {
@@ -58,6 +61,7 @@ export interface InfoView {
   allowed: number;
   total: number;
   dead: DeadPattern[];
+  items: ItemsView | null;
 }
 
 function byName(a: string, b: string): number {
@@ -87,6 +91,7 @@ export function buildInfoView(input: InfoViewInput): InfoView {
     allowed: tools.filter((t) => t.visible).length,
     total: tools.length,
     dead: deadPatterns(input.layers, input.catalog),
+    items: input.items ?? null,
   };
 }
 
@@ -121,12 +126,14 @@ export function renderInfoView(view: InfoView): string {
       lines.push(header(i === 0 ? "filter layers" : "", `${l.label}: ${l.summary}`)),
     );
   }
+  if (view.items !== null) lines.push(...itemHeaderLines(view.items, header));
   lines.push("");
   lines.push(`tools (${view.allowed} allowed / ${view.total} total)`);
   // A loop, not Math.max(...): a server may list more tools than a call can take arguments.
   const nameWidth = view.tools.reduce((w, t) => Math.max(w, width(t.tool)), 0);
   for (const t of view.tools) lines.push(toolRow(t, nameWidth));
   for (const d of view.dead) lines.push(`⚠ ${deadPatternMessage(d)}`);
+  if (view.items !== null) lines.push(...itemBodyLines(view.items, NAME_GAP));
   // Names come from servers and files: a control character in one is shown escaped, never acted on.
   return lines.map((l) => `${printable(l)}\n`).join("");
 }
@@ -184,5 +191,6 @@ export function infoViewJson(view: InfoView): Record<string, unknown> {
       message: deadPatternMessage(d),
       ...where(d.pattern.at),
     })),
+    ...(view.items === null ? {} : itemsJson(view.items)),
   };
 }

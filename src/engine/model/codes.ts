@@ -82,6 +82,8 @@ export const POLICY_FILE_CODES = [
   "W_DENY_UNMATCHED",
   "W_RESOURCE_PREFIX",
   "W_ALLOW_SHADOWED",
+  "W_RESOURCE_UNMATCHABLE",
+  "W_ITEM_UNMATCHED",
 ] as const;
 
 /** Findings about the configuration directory and the tokens file. */

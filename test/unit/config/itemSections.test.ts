@@ -94,3 +94,26 @@ describe("migration", () => {
     expect(again.prompts!.deny.map((e) => e.pattern)).toEqual(["x*"]);
   });
 });
+
+describe("lint: entries no server offers anything for", () => {
+  it("names resource entries without a URI scheme, or written as serve shows the resource", () => {
+    expect(
+      lint(
+        v2(
+          'resources:\n  deny: ["/etc/*", "notes.md", "toolgate://fs/file:///x", "fil*", "memory://*", "*"]\n',
+        ),
+      ),
+    ).toEqual([
+      ["W_RESOURCE_UNMATCHABLE", "resources.deny[0]", 3],
+      ["W_RESOURCE_UNMATCHABLE", "resources.deny[1]", 3],
+      ["W_RESOURCE_UNMATCHABLE", "resources.deny[2]", 3],
+    ]);
+  });
+
+  it("names the empty pattern in either section", () => {
+    expect(lint(v2('resources:\n  deny: [""]\nprompts:\n  allow: [""]\n'))).toEqual([
+      ["W_PATTERN_EMPTY", "resources.deny[0]", 3],
+      ["W_PATTERN_EMPTY", "prompts.allow[0]", 5],
+    ]);
+  });
+});
