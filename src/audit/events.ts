@@ -140,7 +140,26 @@ export interface ItemListEvent extends EventBase {
   hidden_items: HiddenItem[];
 }
 
-export type AuditEvent = ToolCallEvent | ToolListEvent | RequestEvent | ItemEvent | ItemListEvent;
+/**
+ * A configuration reload (SIGHUP, or a watched file changed): `applied` (from the next decision on), or
+ * `refused` with why, and the configuration in force stays. `policy_digest` is the one in force after it.
+ */
+export interface ConfigReloadEvent extends EventBase {
+  event: "config_reload";
+  result: "applied" | "refused";
+  /** `SIGHUP`, or the path of the file whose change set it off. */
+  trigger: string;
+  old_policy_digest: string | null;
+  /** The policy the reload read; `null` when it had none or could not read one. */
+  new_policy_digest: string | null;
+  /** Refused: E_RELOAD_REFUSED. */
+  code: string | null;
+  /** Refused: every error that refused it, as printed on stderr. */
+  errors?: string[];
+}
+
+export type AuditEvent =
+  ToolCallEvent | ToolListEvent | RequestEvent | ItemEvent | ItemListEvent | ConfigReloadEvent;
 
 /**
  * The hash chain, written by JsonlFileSink as the first two members of each line (see chain.ts).

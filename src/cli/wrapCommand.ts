@@ -13,7 +13,10 @@ import { allowAllGate, createPolicyGate } from "../engine/policy/policyGate.js";
 import { runStdioWrap } from "../wrap/stdioWrap.js";
 import { addContextOptions, hasSelectionFlags } from "./contextOptions.js";
 import { describeError } from "./errorReport.js";
-import type { WrapConfigFlags, WrapPlan } from "./wrapConfigDir.js";
+import { START_REFUSED, type PlanRefusal, type WrapConfigFlags, type WrapPlan } from "./wrapConfigDir.js";
+import { reloadableGate, type ReloadableGate } from "../engine/policy/reloadableGate.js";
+import { watchForReload } from "./reloadWatch.js";
+import { reloadWrap } from "./wrapReload.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { requestStateCodec } from "./requestStateKey.js";
 import { StderrRecord, tellHost } from "./hostNotice.js";
@@ -103,10 +106,13 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
   const log = (line: string, fields?: LogFields): void => logLine(line, fields);
   const usesConfigDir =
     options.server !== undefined || options.configDir !== undefined || hasSelectionFlags(options);
-  const plan = usesConfigDir
-    ? // The configuration-directory loaders are only loaded when a directory is used.
-      (await import("./wrapConfigDir.js")).planConfigDirWrap(command, options, log)
-    : planPlainWrap(command, options, log);
+  // The configuration-directory loaders are only loaded when a directory is used.
+  const planConfigDirWrap = usesConfigDir ? (await import("./wrapConfigDir.js")).planConfigDirWrap : null;
+  const replan = (refusal: PlanRefusal = START_REFUSED): WrapPlan | null =>
+    planConfigDirWrap !== null
+      ? planConfigDirWrap(command, options, log, refusal)
+      : planPlainWrap(command, options, log, refusal);
+  const plan = replan();
   if (plan === null) return EXIT_BAD_INPUT;
   let approvalKeys;
   try {
@@ -145,6 +151,23 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
   });
 
   const serverId = plan.pins.serverId;
+  const session = options.label ?? randomBytes(8).toString("hex");
+  // Set once the proxy exists: a reload replaces the gate under it, between decisions.
+  let live: { gate: ReloadableGate; announce(): void } | null = null;
+  const watcher =
+    plan.watch.length === 0
+      ? null
+      : watchForReload({
+          paths: plan.watch,
+          log,
+          reload: async (trigger) => {
+            if (live === null) return;
+            await reloadWrap(
+              { replan, gate: live.gate, audit, session, announce: live.announce, log },
+              trigger,
+            );
+          },
+        });
   // From here on stderr is the running server's; the record is only for failures before it.
   started();
   try {
@@ -154,6 +177,7 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
       ...(plan.env === undefined ? {} : { env: plan.env }),
       ...(plan.cwd === undefined ? {} : { cwd: plan.cwd }),
       maxFrameBytes: options.maxFrameBytes,
+      keepHangup: watcher !== null,
       log,
       // Called right after the server is spawned: compiling the policy's schemas then overlaps with the
       // server's own start-up instead of adding to it. Nothing is read from either side before this returns.
@@ -163,11 +187,12 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
           import("../wrap/policyProxy.js"),
           import("../session/approvalClaims.js"),
         ]);
-        return new PolicyProxy(
+        const gate = reloadableGate(await plan.createGate());
+        const proxy = new PolicyProxy(
           {
-            gate: await plan.createGate(),
+            gate: gate.gate,
             audit,
-            session: options.label ?? randomBytes(8).toString("hex"),
+            session,
             dryRun: options.dryRun === true,
             verbose: options.verbose === true,
             log,
@@ -185,9 +210,12 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
           },
           peers,
         );
+        live = { gate, announce: () => proxy.policyReloaded() };
+        return proxy;
       },
     });
   } finally {
+    watcher?.close();
     // Bounded: spans a collector has not taken within the wait are dropped, the exit is not held up.
     await closeAuditSink(audit);
   }
@@ -198,8 +226,9 @@ function planPlainWrap(
   command: readonly string[],
   options: WrapOptions,
   log: (line: string, fields?: LogFields) => void,
+  refusal: PlanRefusal = START_REFUSED,
 ): WrapPlan | null {
-  const policy = loadPolicy(options.policy);
+  const policy = loadPolicy(options.policy, refusal);
   if (policy === "unusable") return null;
   if (policy !== null && options.label !== undefined) {
     for (const d of gatewayNameDiagnostics(policy, [options.label])) logDiagnostic(d);
@@ -217,6 +246,7 @@ function planPlainWrap(
     command: program,
     args,
     pins,
+    watch: options.policy === undefined ? [] : [options.policy],
     createGate: async () => {
       if (policy === null) return allowAllGate();
       // Loaded here, after the server is spawned: Ajv's start-up cost overlaps the server's.
@@ -235,13 +265,13 @@ function planPlainWrap(
  * The policy file parsed and checked (diagnostics printed), `null` without `--policy`, or "unusable"
  * when it has errors: then the server is not started, never a silent allow-all.
  */
-function loadPolicy(file: string | undefined): Policy | null | "unusable" {
+function loadPolicy(file: string | undefined, refusal: PlanRefusal): Policy | null | "unusable" {
   if (file === undefined) return null;
   const { policy, diagnostics } = loadPolicyFile(file);
   for (const diagnostic of diagnostics) logDiagnostic(diagnostic);
   if (policy === null) {
-    const message = `policy '${file}' cannot be used; the server was not started`;
-    logEntry({ level: "error", code: "E_START_REFUSED", message }, `toolgate: ${message}\n`);
+    const message = `policy '${file}' cannot be used; ${refusal.consequence}`;
+    logEntry({ level: "error", code: refusal.code, message }, `toolgate: ${message}\n`);
     return "unusable";
   }
   return policy;

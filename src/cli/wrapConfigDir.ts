@@ -38,7 +38,20 @@ export interface WrapPlan {
   pins: PinServer;
   /** The entry's own `startup_timeout`, which wins over --startup-timeout. */
   startupTimeoutMs?: number;
+  /** What a reload watches: the policy file, the configuration directory. */
+  watch: string[];
 }
+
+/** What a refused plan means, said in its last line: at start nothing runs; at a reload the old policy stays. */
+export interface PlanRefusal {
+  consequence: string;
+  code: string;
+}
+
+export const START_REFUSED: PlanRefusal = {
+  consequence: "the server was not started",
+  code: "E_START_REFUSED",
+};
 
 /** True when any flag asks for the configuration directory. */
 /** The plan, or null after explaining on stderr why toolgate will not start (exit 2). */
@@ -46,6 +59,7 @@ export function planConfigDirWrap(
   command: readonly string[],
   flags: WrapConfigFlags,
   log: (line: string, fields?: LogFields) => void,
+  refusal: PlanRefusal = START_REFUSED,
 ): WrapPlan | null {
   if (flags.server === undefined) {
     log(
@@ -61,8 +75,8 @@ export function planConfigDirWrap(
   const loaded = loadConfigDir(dir, selection);
   printDiagnostics(loaded.diagnostics);
   if (hasErrors(loaded.diagnostics)) {
-    log(`the configuration in ${dir} has errors (see above); the server was not started`, {
-      code: "E_START_REFUSED",
+    log(`the configuration in ${dir} has errors (see above); ${refusal.consequence}`, {
+      code: refusal.code,
     });
     return null;
   }
@@ -86,8 +100,8 @@ export function planConfigDirWrap(
     const read = loadPolicyFile(location.path);
     printDiagnostics(read.diagnostics);
     if (read.policy === null) {
-      log(`policy '${location.shown}' cannot be used; the server was not started`, {
-        code: "E_START_REFUSED",
+      log(`policy '${location.shown}' cannot be used; ${refusal.consequence}`, {
+        code: refusal.code,
       });
       return null;
     }
@@ -107,6 +121,7 @@ export function planConfigDirWrap(
 
   // The mcp.json name, as serve names the server (and `toolgate pin --config-dir D --server S` writes it).
   const pins: PinServer = { serverId: name, fromPins: false };
+  const watch = location === null || location.path.startsWith(dir + "/") ? [dir] : [dir, location.path];
   const server = found.server;
   const [program, ...args] = command;
   if (program !== undefined) {
@@ -121,6 +136,7 @@ export function planConfigDirWrap(
       createGate,
       approvalKeys: { files: config.global.approvalKeys, dir: config.dir },
       pins,
+      watch,
       ...(server.startupTimeoutMs === undefined ? {} : { startupTimeoutMs: server.startupTimeoutMs }),
     };
   }
@@ -143,6 +159,7 @@ export function planConfigDirWrap(
     createGate,
     approvalKeys: { files: config.global.approvalKeys, dir: config.dir },
     pins,
+    watch,
     ...(server.startupTimeoutMs === undefined ? {} : { startupTimeoutMs: server.startupTimeoutMs }),
   };
 }

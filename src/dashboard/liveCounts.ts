@@ -13,11 +13,13 @@ import { markup, type SafeHtml } from "./html.js";
  * counted apart, with how many tools they hid, and never take part in the allow/deny/hidden proportions.
  */
 
-export type LiveKind = "allow" | "deny" | "hidden" | "list";
+/** `config`: a configuration reload, shown in the feed and counted as no decision. */
+export type LiveKind = "allow" | "deny" | "hidden" | "list" | "config";
 
 export const LIVE_WINDOW_MS = 300_000;
 
 export function liveKind(event: AuditEvent): LiveKind {
+  if (event.event === "config_reload") return "config";
   if (event.event === "tools/list" || "hidden_items" in event) return "list";
   if (event.event === "request") return "deny";
   switch (event.decision) {
@@ -67,6 +69,7 @@ export function recentEvents(events: readonly AuditEvent[], now: number): Recent
 export function countOf(recent: readonly RecentEvent[]): LiveCounts {
   const n: LiveCounts = { allow: 0, deny: 0, hidden: 0, lists: 0, listHidden: 0 };
   for (const e of recent) {
+    if (e.kind === "config") continue;
     if (e.kind === "list") {
       n.lists++;
       n.listHidden += e.hid;

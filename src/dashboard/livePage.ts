@@ -32,6 +32,7 @@ function filterOf(params: URLSearchParams): Filter {
 function outcome(event: AuditEvent): string {
   if (event.event === "tools/call") return event.decision;
   if (event.event === "request") return event.decision;
+  if (event.event === "config_reload") return `reload ${event.result}`;
   return event.decision;
 }
 

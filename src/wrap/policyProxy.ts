@@ -227,6 +227,15 @@ export class PolicyProxy {
     });
   }
 
+  /**
+   * A reload put a new policy in force: the client is told its tools may have changed (the legacy era, after
+   * the handshake). A modern client has no session to tell; its next list and every call are decided anew.
+   */
+  policyReloaded(): void {
+    if (this.era.era === "legacy" && this.readiness.started)
+      this.toClient({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+  }
+
   /** The server's tools changed: calls wait for a fresh catalog (a drifted tool is caught before its call). */
   private toolsChanged(): void {
     this.catalog.markStale();

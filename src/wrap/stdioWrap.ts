@@ -41,6 +41,8 @@ export interface StdioWrapOptions {
   graceMs?: number;
   input?: Readable;
   output?: Writable;
+  /** SIGHUP reloads toolgate's own configuration instead of going to the server (a reload watch is on). */
+  keepHangup?: boolean;
 }
 
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -110,7 +112,8 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
   });
 
   const forward = (signal: NodeJS.Signals): void => child.signal(signal);
-  for (const signal of FORWARDED_SIGNALS) process.on(signal, forward);
+  const forwarded = FORWARDED_SIGNALS.filter((s) => !(s === "SIGHUP" && options.keepHangup === true));
+  for (const signal of forwarded) process.on(signal, forward);
 
   try {
     const status = await child.closed;
@@ -124,7 +127,7 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
     await flushed(output);
     return 127;
   } finally {
-    for (const signal of FORWARDED_SIGNALS) process.off(signal, forward);
+    for (const signal of forwarded) process.off(signal, forward);
     input.off("data", onClientData);
     input.off("end", clientClosed);
     input.pause();

@@ -40,8 +40,24 @@ export function jsonLine(entry: LogEntry, now: Date = new Date()): string {
   );
 }
 
+/** Error messages printed while withCapturedErrors runs (a reload records them in the audit log). */
+let captured: string[] | null = null;
+
+/** Runs `fn`, and returns with its value the message of every error line printed meanwhile. */
+export function withCapturedErrors<T>(fn: () => T): { value: T; errors: string[] } {
+  const previous = captured;
+  const errors: string[] = [];
+  captured = errors;
+  try {
+    return { value: fn(), errors };
+  } finally {
+    captured = previous;
+  }
+}
+
 /** One entry: `text` (ending in a newline) as the text form prints it, or the entry as a JSON line. */
 export function logEntry(entry: LogEntry, text: string): void {
+  if (captured !== null && entry.level === "error") captured.push(text.trimEnd());
   process.stderr.write(format === "json" ? jsonLine(entry) : text);
 }
 
@@ -50,6 +66,7 @@ export function logEntry(entry: LogEntry, text: string): void {
  * from `fields` when the caller knows it, else from the text (see lineCodes.ts).
  */
 export function logLine(line: string, fields: LogFields = {}): void {
+  if (captured !== null && classifyLine(line, fields).level === "error") captured.push(line);
   if (format === "text") {
     process.stderr.write(`toolgate: ${printable(line)}\n`);
     return;

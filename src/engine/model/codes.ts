@@ -212,6 +212,8 @@ export const LOG_CODES = [
   "I_SERVE_READY",
   "I_UPSTREAM_UP",
   "I_DRY_RUN",
+  "E_RELOAD_REFUSED",
+  "I_CONFIG_RELOAD",
 ] as const;
 
 export const ALL_CODES = [

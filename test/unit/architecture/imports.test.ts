@@ -168,6 +168,6 @@ const OVERSIZE: Record<string, number> = {
   "serve/toolRouter.ts": 470,
   "session/toolSession.ts": 545,
   "transports/httpServer.ts": 450,
-  "wrap/policyProxy.ts": 554,
+  "wrap/policyProxy.ts": 563,
   "serve/gatewaySession.ts": 621,
 };

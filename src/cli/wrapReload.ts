@@ -1,0 +1,70 @@
+import { configReloadEvent, shortDigest } from "../audit/reloadEvent.js";
+import type { AuditSink } from "../audit/sink.js";
+import type { LogFields } from "../engine/model/logFields.js";
+import type { ToolGate } from "../engine/model/gate.js";
+import type { ReloadableGate } from "../engine/policy/reloadableGate.js";
+import { withCapturedErrors } from "./log/stderrLog.js";
+import type { PlanRefusal, WrapPlan } from "./wrapConfigDir.js";
+
+/** What a refused reload means: the policy in force goes on deciding. */
+export const RELOAD_REFUSED: PlanRefusal = {
+  consequence: "the policy in force stays",
+  code: "E_RELOAD_REFUSED",
+};
+
+export interface WrapReloadDeps {
+  /** Reads the policy (and configuration directory) again, as at start, printing every problem. */
+  replan(refusal: PlanRefusal): WrapPlan | null;
+  gate: ReloadableGate;
+  audit: AuditSink | null;
+  session: string;
+  /** The new policy is in force: the client hears that the tools it may see changed. */
+  announce(): void;
+  log(line: string, fields?: LogFields): void;
+}
+
+/**
+ * One reload of wrap's policy: read and checked as at start; applied between decisions when it is valid,
+ * refused (and the policy in force kept) when it is not. Either way one line on stderr and one audit event.
+ */
+export async function reloadWrap(deps: WrapReloadDeps, trigger: string): Promise<void> {
+  const oldDigest = deps.gate.gate.policyDigest;
+  const { value: plan, errors } = withCapturedErrors(() => deps.replan(RELOAD_REFUSED));
+  let next: ToolGate | null = null;
+  if (plan !== null && errors.length === 0) {
+    try {
+      next = await plan.createGate();
+    } catch (error) {
+      errors.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  if (next === null) {
+    if (errors.length === 0) errors.push("the configuration could not be read (see the lines above)");
+    deps.log(
+      `configuration reload (${trigger}) refused: ${errors.length} ${errors.length === 1 ? "error" : "errors"}; the policy in force (${shortDigest(oldDigest)}) stays`,
+      { code: "E_RELOAD_REFUSED" },
+    );
+    record(deps, configReloadEvent({ session: deps.session, trigger, oldDigest, newDigest: null, errors }));
+    return;
+  }
+  deps.gate.replace(next);
+  deps.log(
+    `configuration reloaded (${trigger}): policy ${shortDigest(oldDigest)} -> ${shortDigest(next.policyDigest)}`,
+    { code: "I_CONFIG_RELOAD" },
+  );
+  record(
+    deps,
+    configReloadEvent({ session: deps.session, trigger, oldDigest, newDigest: next.policyDigest }),
+  );
+  deps.announce();
+}
+
+function record(deps: WrapReloadDeps, event: ReturnType<typeof configReloadEvent>): void {
+  try {
+    deps.audit?.write(event);
+  } catch (error) {
+    deps.log(
+      `E_AUDIT_WRITE: the reload could not be recorded: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
