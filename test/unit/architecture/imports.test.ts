@@ -167,7 +167,6 @@ const OVERSIZE: Record<string, number> = {
   "config/policyLoader.ts": 430,
   "serve/toolRouter.ts": 470,
   "session/toolSession.ts": 545,
-  "transports/httpServer.ts": 450,
   "wrap/policyProxy.ts": 577,
   "serve/gatewaySession.ts": 621,
 };
