@@ -1,103 +1,36 @@
-import { resolve } from "node:path";
-import type { AuditSink } from "../audit/sink.js";
-import type { ApprovalKeyring } from "../engine/model/approval.js";
-import { LOG_LEVELS, META, type Era } from "../engine/protocol/eras.js";
+import { LOG_LEVELS, type Era } from "../engine/protocol/eras.js";
 import type { ServerIdentity } from "../engine/protocol/resultShape.js";
-import { INVALID_PARAMS, isJsonObject, type JsonObject } from "../engine/rpc/jsonRpc.js";
-import { nestedDeeperThan } from "../engine/json/strictJson.js";
-import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
-import { MemoryApprovalClaims, type ApprovalClaims } from "../session/approvalClaims.js";
+import { INVALID_PARAMS, type JsonObject } from "../engine/rpc/jsonRpc.js";
+import { MemoryApprovalClaims } from "../session/approvalClaims.js";
 import { RequestStateCodec } from "../engine/protocol/requestState.js";
 import { ApprovalRounds } from "../session/approvalRounds.js";
-import type { ServerView } from "../session/serverView.js";
-import { ToolSession, uncountedReason, type RequestCounter } from "../session/toolSession.js";
+import { ToolSession, uncountedReason } from "../session/toolSession.js";
 import type { MessageTransport } from "../transports/messageTransport.js";
-import { localRealpath } from "../upstream/localRealpath.js";
-import { SecretScrubber } from "../upstream/serverSecrets.js";
-import type { Upstream } from "../upstream/upstream.js";
-import type { LinkHooks } from "../upstream/upstreamLink.js";
-import {
-  UpstreamLink,
-  UpstreamUnavailable,
-  type Backoff,
-  type ConnectUpstream,
-} from "../upstream/upstreamLink.js";
+import { UpstreamUnavailable } from "../upstream/upstreamLink.js";
 import { ClientLink, type ClientHandler, type RequestScope } from "./clientLink.js";
-
+import { ClientStreams } from "./clientStreams.js";
 import { forwardRequest, messageOf } from "./forwardRequest.js";
-import { exposedResourceUri } from "./naming.js";
-import { relayed, RelayedError } from "./relay.js";
-import type { SessionContext } from "./sessionContext.js";
+import { RelayedError } from "./relay.js";
+import {
+  relayServerNotification,
+  relayServerRequest,
+  setUpstreamLevel,
+  upstreamConnected,
+  type RelayContext,
+} from "./serverRelay.js";
+import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_LIST_WAIT_MS, type SessionOptions } from "./sessionOptions.js";
 import type { ServeMode } from "./serveMode.js";
+import { serverSlot } from "./serverSlot.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
 import { shareKey, UpstreamPool, type LinkMember } from "./upstreamPool.js";
-import type { ApprovalDesk } from "../session/approvalDesk.js";
 import { ApprovalChannel } from "./approvalChannel.js";
 import { ResourceRouter } from "./resourceRouter.js";
 import { ItemGuard } from "../session/itemGuard.js";
 import { localPrincipal, type Principal } from "../engine/model/principal.js";
 
-export interface SessionOptions {
-  mode: ServeMode;
-  context: SessionContext;
-  /** The MCP session id (HTTP) or a random label (stdio): recorded in every audit event. */
-  sessionId: string;
-  audit: AuditSink | null;
-  connect: ConnectUpstream;
-  /** Relative `cwd` of stdio servers is resolved against this (the configuration directory). */
-  baseDir?: string;
-  /** Bound on each request toolgate makes on its own (catalog pages). */
-  upstreamTimeoutMs: number;
-  /** How long a server may take to start (`--startup-timeout`; its `startup_timeout` wins). Default 60 s. */
-  startupTimeoutMs?: number;
-  /**
-   * How long a `tools/list` waits for servers still starting before it answers without them; each is
-   * announced (`tools/list_changed`) once its catalog is in. Default {@link DEFAULT_LIST_WAIT_MS}.
-   */
-  listWaitMs?: number;
-  /** Bound on a forwarded request (reset by progress); the client's cancellation ends it sooner. */
-  requestTimeoutMs: number;
-  backoff: Backoff;
-  /** How long a call under `approval_required` waits for the person's answer (default 120 s). */
-  approvalTimeoutMs?: number;
-  /** Decide and record, but forward everything (the audit log says `would-deny` / `would-hide`). */
-  dryRun?: boolean;
-  /** The longest line accepted from a stdio server (`--max-frame-bytes`). */
-  maxFrameBytes?: number;
-  /** The keys approval artifacts must be signed with and the process's store of spent ids. */
-  approvals?: { keys: ApprovalKeyring; claims: ApprovalClaims };
-  /** Signs the `requestState` of toolgate's approval questions in the modern era (default: a key of its own). */
-  requestStates?: RequestStateCodec;
-  /**
-   * Who this session serves: request states are bound to it, limits count for it, its servers are shared
-   * with its other sessions (by default), approvals name it, the audit log records it. Default: a local
-   * principal of this session alone.
-   */
-  principal?: Principal;
-  /** Serves a principal's modern-era exchanges: stays open when its connections come and go. */
-  persistent?: boolean;
-  /** One readable line per decision on stderr. */
-  verbose?: boolean;
-  /** Where requests are counted against the limits (serve: per principal, in the shared state). */
-  counter?: RequestCounter;
-  /** Approvals out of band: a client that cannot ask its person waits for the dashboard's answer. */
-  desk?: ApprovalDesk;
-  /**
-   * The process's shared upstream servers: sessions of one principal share a server unless its entry says
-   * otherwise. Absent: this session's own servers.
-   */
-  upstreams?: UpstreamPool;
-  log: (line: string) => void;
-}
-
-export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
-/** A tools/list waits this long for servers still starting (fast ones make it), then answers without them. */
-export const DEFAULT_LIST_WAIT_MS = 2000;
+export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_LIST_WAIT_MS, type SessionOptions } from "./sessionOptions.js";
 
 type Json = Record<string, unknown>;
-
-/** What an upstream server may ask the client, forwarded to this session's client and answered back. */
-const SERVER_TO_CLIENT_REQUESTS = new Set(["sampling/createMessage", "elicitation/create", "roots/list"]);
 
 export const SERVE_SERVER_INFO: ServerIdentity = { name: "toolgate", version: "0.1.0" };
 const METHOD_NOT_FOUND = -32601;
@@ -124,8 +57,8 @@ export class GatewaySession implements ClientHandler {
   private logLevel: string | null = null;
   /** Resource subscriptions per server (the server's own URIs), renewed after a reconnection. */
   private readonly subscriptions = new Map<string, Set<string>>();
-  /** Modern clients' `subscriptions/listen` streams, with what each asked for. */
-  private readonly listeners = new Set<{ scope: RequestScope; honored: Set<string> }>();
+  /** Modern clients' `subscriptions/listen` streams and the other ways the client is told things. */
+  private readonly streams = new ClientStreams();
   private closed = false;
   /** Per server, what this session's client was last shown of its tools (see visibleFingerprint). */
   private readonly shownLists = new Map<string, string>();
@@ -172,40 +105,17 @@ export class GatewaySession implements ClientHandler {
     });
     this.order = context.servers.map((s) => s.name);
     for (const config of context.servers) {
-      const name = config.name;
-      const view: ServerView = { gate: context.gates.get(name)!, name, serverId: () => name };
-      // A stdio server shares toolgate's filesystem, so `realpath: true` scopes resolve links as it would.
-      if (config.transport === "stdio") {
-        const base = options.baseDir ?? process.cwd();
-        view.realpath = localRealpath(config.cwd === null ? process.cwd() : resolve(base, config.cwd));
-      }
-      const make = (hooks: Omit<LinkHooks, "log">): UpstreamLink =>
-        new UpstreamLink({
-          server: config,
-          connect: options.connect,
-          capabilities: () => this.mirroredCapabilities(),
-          ...(options.baseDir === undefined ? {} : { baseDir: options.baseDir }),
-          timeoutMs: options.upstreamTimeoutMs,
-          ...(options.startupTimeoutMs === undefined ? {} : { startupTimeoutMs: options.startupTimeoutMs }),
-          ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
-          backoff: options.backoff,
-          hooks: { ...hooks, log: options.log },
-        });
-      let link: UpstreamLink | null = null;
-      const slot = { name, config, view, secrets: new SecretScrubber([config]) } as ServerSlot;
-      // Attached on first use, once the client has said what it can do: a server shared by sessions sees
-      // one client, so only sessions whose clients can do the same (sampling, elicitation, roots) share it.
-      Object.defineProperty(slot, "link", {
-        enumerable: true,
-        get: (): UpstreamLink => {
-          if (link !== null) return link;
+      const slot = serverSlot(config, context.gates.get(config.name)!, options, {
+        capabilities: () => this.mirroredCapabilities(),
+        // Attached on first use, once the client has said what it can do: a server shared by sessions sees
+        // one client, so only sessions whose clients can do the same (sampling, elicitation, roots) share it.
+        attach: (make) => {
           const key = shareKey(config, this.sharingAs(), options.sessionId);
-          this.shareKeys.set(name, key);
-          link = this.pool.attach(key, name, this.member, make);
-          return link;
+          this.shareKeys.set(config.name, key);
+          return this.pool.attach(key, config.name, this.member, make);
         },
       });
-      this.slots.set(name, slot);
+      this.slots.set(config.name, slot);
     }
     this.tools = new ToolRouter({
       mode: options.mode,
@@ -242,6 +152,20 @@ export class GatewaySession implements ClientHandler {
       log: options.log,
       guard: ItemGuard.of(options.audit, identity, options),
     });
+    this.relay = {
+      slots: this.slots,
+      session: this.session,
+      mode: options.mode,
+      shownLists: this.shownLists,
+      subscriptions: this.subscriptions,
+      requestTimeoutMs: options.requestTimeoutMs,
+      closed: () => this.closed,
+      logLevel: () => this.logLevel,
+      legacyLink: () => this.legacyLink(),
+      relatedRequest: (server) => this.relatedRequest(server),
+      notifyClient: (method, params, related) => this.notifyClient(method, params, related),
+      log: options.log,
+    };
   }
 
   get mode(): ServeMode {
@@ -400,28 +324,9 @@ export class GatewaySession implements ClientHandler {
     }
   }
 
-  /**
-   * `subscriptions/listen` (modern era): acknowledged with what toolgate will send (list changes of tools,
-   * prompts and resources; resource subscriptions are not offered), then open until the client ends it.
-   */
+  /** `subscriptions/listen` (modern era): see ClientStreams. */
   private listen(params: Json, scope: RequestScope): Promise<Json> {
-    const wanted = isJsonObject(params.notifications) ? params.notifications : {};
-    const honored = new Set(LISTENABLE.filter((key) => wanted[key] === true));
-    const id = { [META.subscriptionId]: scope.id };
-    scope.notify("notifications/subscriptions/acknowledged", {
-      notifications: Object.fromEntries([...honored].map((key) => [key, true])),
-      _meta: id,
-    });
-    const listener = { scope, honored };
-    this.listeners.add(listener);
-    return new Promise((resolve) => {
-      const end = (): void => {
-        this.listeners.delete(listener);
-        resolve({ _meta: id });
-      };
-      if (scope.signal.aborted) end();
-      else scope.signal.addEventListener("abort", end, { once: true });
-    });
+    return this.streams.listen(params, scope);
   }
 
   // ---- server → client ---------------------------------------------------------------------------------
@@ -458,11 +363,14 @@ export class GatewaySession implements ClientHandler {
     return undefined;
   }
 
+  /** What the server → client relay reads of this session (serverRelay.ts). */
+  private readonly relay: RelayContext;
+
   /** What this session is to the servers it uses (shared or its own): see upstreamPool.ts. */
   private readonly member: LinkMember = {
     inFlight: (server) => this.inFlight.get(server)?.length ?? 0,
-    serverRequest: (server, request, ctx) => this.serverRequest(server, request, ctx),
-    serverNotification: (server, notification) => this.fromServer(server, notification),
+    serverRequest: (server, request, ctx) => relayServerRequest(this.relay, server, request, ctx),
+    serverNotification: (server, notification) => relayServerNotification(this.relay, server, notification),
     catalogFetched: (server, snapshot) => {
       const slot = this.slots.get(server);
       if (slot !== undefined) this.session.catalogFetched(slot.view, snapshot);
@@ -472,149 +380,14 @@ export class GatewaySession implements ClientHandler {
         this.notifyClient("notifications/tools/list_changed");
       }
     },
-    upstreamUp: (server, upstream, reconnected) => this.upstreamUp(server, upstream, reconnected),
+    upstreamUp: (server, upstream, reconnected) =>
+      upstreamConnected(this.relay, server, upstream, reconnected),
     subscribed: (server, uri) => this.subscriptions.get(server)?.has(uri) === true,
   };
-
-  /** A server's request to the client (sampling, elicitation, roots), passed to this session's client. */
-  private async serverRequest(
-    server: string,
-    request: { method: string; params?: unknown },
-    ctx: Parameters<LinkMember["serverRequest"]>[2],
-  ): Promise<unknown> {
-    if (!SERVER_TO_CLIENT_REQUESTS.has(request.method)) {
-      throw new RelayedError(METHOD_NOT_FOUND, "Method not found");
-    }
-    const related = this.relatedRequest(server);
-    const link = this.legacyLink();
-    if (link === null || (related !== undefined && related.ask === null)) {
-      throw new RelayedError(
-        METHOD_NOT_FOUND,
-        `toolgate cannot pass ${request.method} on: its client speaks protocol revision 2026-07-28, in which servers send no requests`,
-      );
-    }
-    try {
-      return await link.request(request.method, isJsonObject(request.params) ? request.params : {}, {
-        signal: ctx.mcpReq.signal,
-        timeoutMs: this.options.requestTimeoutMs,
-        ...(related === undefined ? {} : { related: related.id }),
-      });
-    } catch (error) {
-      throw relayed(error);
-    }
-  }
-
-  private async fromServer(server: string, notification: { method: string; params?: Json }): Promise<void> {
-    if (this.closed) return;
-    if (nestedDeeperThan(notification, MAX_FRAME_DEPTH)) {
-      this.options.log(
-        `dropped notification ${notification.method} from '${server}': nested deeper than ${MAX_FRAME_DEPTH} levels`,
-      );
-      return;
-    }
-    const params = (notification.params ?? {}) as Json;
-    const related = this.relatedRequest(server);
-    switch (notification.method) {
-      case "notifications/tools/list_changed": {
-        const slot = this.slots.get(server);
-        if (slot === undefined) return;
-        await slot.link.toolsChanged();
-        const state = await slot.link.catalogState();
-        const now = state.ok ? this.session.visibleFingerprint(slot.view, state.snapshot) : "(unavailable)";
-        // Announced only when what this client sees differs from what it was last shown (or told of): a
-        // tool its context hides is not its news.
-        if (this.options.mode !== "direct" || this.shownLists.get(server) === now) return;
-        this.shownLists.set(server, now);
-        this.notifyClient(notification.method);
-        return;
-      }
-      case "notifications/resources/list_changed":
-      case "notifications/prompts/list_changed":
-        this.notifyClient(notification.method);
-        return;
-      case "notifications/resources/updated":
-        // Only a resource this session subscribed to (a server shared by sessions updates each its own).
-        if (typeof params.uri !== "string" || this.subscriptions.get(server)?.has(params.uri) !== true)
-          return;
-        this.notifyClient(
-          notification.method,
-          { ...params, uri: exposedResourceUri(server, params.uri) },
-          related,
-        );
-        return;
-      case "notifications/message": {
-        const logger = typeof params.logger === "string" ? `${server}/${params.logger}` : server;
-        const secrets = this.slots.get(server)?.secrets;
-        const shown = { ...params, logger };
-        this.notifyClient(notification.method, secrets === undefined ? shown : secrets.json(shown), related);
-        return;
-      }
-      case "notifications/elicitation/complete":
-        this.notifyClient(notification.method, params, related);
-        return;
-      default:
-        this.options.log(
-          `dropped notification ${notification.method} from '${server}' (not forwarded by serve)`,
-        );
-    }
-  }
 
   /** To the client: on the stream of `related` when given, else on the legacy connection's own. */
   private notifyClient(method: string, params?: Json, related?: RequestScope): void {
     if (this.closed) return;
-    if (related !== undefined) {
-      // A modern request gets log messages only when it asked for them, at its level or above.
-      if (method === "notifications/message" && related.era === "modern" && !wantsLog(related, params))
-        return;
-      related.notify(method, params);
-      return;
-    }
-    this.legacyLink()?.notify(method, params);
-    const key = LISTEN_KEYS[method];
-    if (key === undefined) return;
-    for (const { scope, honored } of this.listeners) {
-      if (honored.has(key)) scope.notify(method, { ...params, _meta: { [META.subscriptionId]: scope.id } });
-    }
+    this.streams.notify(this.legacyLink(), method, params, related);
   }
-
-  /** After each connection: the session's logging level and subscriptions apply to the new connection too. */
-  private upstreamUp(server: string, upstream: Upstream, reconnected: boolean): void {
-    if (this.logLevel !== null) void setUpstreamLevel(upstream, this.logLevel).catch(() => {});
-    if (upstream.client.getProtocolEra() === "modern") {
-      // A modern server announces changes only on a listen stream: toolgate keeps one open per connection.
-      void upstream.client
-        .listen({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true })
-        .catch((e: unknown) => this.options.log(`[${server}] subscriptions/listen failed: ${messageOf(e)}`));
-    }
-    if (!reconnected) return;
-    if (upstream.client.getProtocolEra() !== "modern") {
-      for (const uri of this.subscriptions.get(server) ?? []) {
-        void upstream.client.subscribeResource({ uri }).catch(() => {});
-      }
-    }
-    this.options.log(`MCP server '${server}' is connected again`);
-    // Its catalog may have changed while it was away.
-    if (this.options.mode === "direct") this.notifyClient("notifications/tools/list_changed");
-  }
-}
-
-/** What a listen stream may ask for, and the notification each stands for. */
-const LISTENABLE = ["toolsListChanged", "promptsListChanged", "resourcesListChanged"];
-const LISTEN_KEYS: Record<string, string> = {
-  "notifications/tools/list_changed": "toolsListChanged",
-  "notifications/prompts/list_changed": "promptsListChanged",
-  "notifications/resources/list_changed": "resourcesListChanged",
-};
-
-function wantsLog(scope: RequestScope, params: Json | undefined): boolean {
-  const wanted = scope.envelope?.logLevel;
-  if (wanted === undefined) return false;
-  const level = typeof params?.level === "string" ? LOG_LEVELS.indexOf(params.level) : -1;
-  return level >= LOG_LEVELS.indexOf(wanted);
-}
-
-/** `logging/setLevel` for a legacy server that logs; a modern server takes the level with each request. */
-async function setUpstreamLevel(upstream: Upstream, level: string): Promise<void> {
-  if (upstream.capabilities.logging === undefined || upstream.client.getProtocolEra() === "modern") return;
-  await upstream.client.setLoggingLevel(level as never);
 }

@@ -1,88 +1,20 @@
-import type { McpServerConfig } from "../engine/model/mcpServers.js";
-import type { SessionCounters } from "../engine/model/decision.js";
 import type { JsonObject } from "../engine/rpc/jsonRpc.js";
-import { denyResult, LIST_NOT_RECORDED, type ToolResult } from "../session/answers.js";
-import type { ApprovalOutcome } from "../session/approvalQuestion.js";
+import type { ToolResult } from "../session/answers.js";
 import { INVALID_PARAMS } from "../engine/rpc/jsonRpc.js";
 import { runCall, type CallPort, type CallRequest, type CallTarget } from "../session/runCall.js";
-import type { ServerView } from "../session/serverView.js";
-import type { CatalogState } from "../session/toolCatalog.js";
-import { uncountedReason, type ToolSession } from "../session/toolSession.js";
 import { sdkUnknownToolAnswer } from "../session/unknownToolAnswer.js";
-import type { SecretScrubber } from "../upstream/serverSecrets.js";
-import type { UpstreamLink } from "../upstream/upstreamLink.js";
 import { UpstreamUnavailable } from "../upstream/upstreamLink.js";
-import {
-  describeResult,
-  invalidArgumentsResult,
-  metaToolDefinitions,
-  notInCatalogResult,
-  readMetaArguments,
-  searchResult,
-} from "./metaTools.js";
-import {
-  assertDistinctNames,
-  exposedName,
-  metaToolName,
-  parseMetaToolName,
-  splitExposedName,
-} from "./naming.js";
+import { answerMetaLookup } from "./metaLookup.js";
+import { notInCatalogResult, readMetaArguments } from "./metaTools.js";
+import { metaToolName, parseMetaToolName, splitExposedName } from "./naming.js";
 import { RelayedError } from "./relay.js";
-import { searchTools } from "./search.js";
-import type { ServeMode } from "./serveMode.js";
+import type { Json, RequestHandle, RouterDeps, ServerSlot } from "./routerDeps.js";
+import { ToolListing } from "./toolListing.js";
 import { rewriteToolResult } from "./uriRewrite.js";
 import type { Era } from "../engine/protocol/eras.js";
-import { paramHeaderMismatch, type HeaderBag } from "../engine/protocol/mirroredHeaders.js";
-import type { ApprovalRounds } from "../session/approvalRounds.js";
+import { paramHeaderMismatch } from "../engine/protocol/mirroredHeaders.js";
 
-type Json = Record<string, unknown>;
-
-const MODEL_NAME_MAX = 64;
-const MODEL_NAME = /^[A-Za-z0-9_-]+$/;
-
-export interface ServerSlot {
-  name: string;
-  config: McpServerConfig;
-  link: UpstreamLink;
-  /** The server as the session decides about it (gate, audit name, realpath). */
-  view: ServerView;
-  /** Scrubs what the operator configured for reaching the server from what is relayed about it. */
-  secrets: SecretScrubber;
-}
-
-/** What the router needs of one in-flight client request (the SDK's handler extra, opaque here). */
-export type RequestHandle = unknown;
-
-export interface RouterDeps {
-  mode: ServeMode;
-  slots: ReadonlyMap<string, ServerSlot>;
-  order: readonly string[];
-  session: ToolSession;
-  forward(slot: ServerSlot, method: string, params: Json, request: RequestHandle): Promise<Json>;
-  /** `null` when the person behind this request's client can be asked (form-mode elicitation); else why not. */
-  cannotAsk(request: RequestHandle): string | null;
-  /** Puts an approval question to the client's person (MCP elicitation) while the call waits (legacy). */
-  askApproval(
-    question: JsonObject,
-    request: RequestHandle,
-    about: { tool: string; server: string | null },
-  ): Promise<ApprovalOutcome>;
-  /** The person is asked out of band (the dashboard): the call waits in this request, in either era. */
-  asksOutOfBand(request: RequestHandle): boolean;
-  /** The era the request speaks. */
-  eraOf(request: RequestHandle): Era;
-  /** A modern HTTP request's headers (mirroring parts of the body), else `undefined`. */
-  headersOf(request: RequestHandle): HeaderBag | undefined;
-  /** How long a tools/list waits for a server still starting before it answers without it. */
-  listWaitMs: number;
-  /** A tools/list answered without `server`, still starting: the client is to hear when it is up. */
-  listedWithout(server: string): void;
-  /** What the client was shown of a server's tools (direct mode's tools/list). */
-  listed?(server: string, shown: readonly unknown[]): void;
-  /** Approval in the modern era: toolgate's `input_required` question and the state of its retries. */
-  rounds: ApprovalRounds;
-  log(line: string): void;
-}
+export type { RequestHandle, RouterDeps, ServerSlot } from "./routerDeps.js";
 
 /**
  * Tools in both modes, adapted to the session core: per server, the session decides which tools exist for
@@ -95,95 +27,15 @@ export interface RouterDeps {
  */
 export class ToolRouter {
   private readonly unknownTool = sdkUnknownToolAnswer();
-  /** Exposed names already warned about (once per session). */
-  private readonly warnedNames = new Set<string>();
+  private readonly listing: ToolListing;
 
-  constructor(private readonly deps: RouterDeps) {}
-
-  // ---- listing ------------------------------------------------------------------------------------------
-
-  async list(requestId: string | number): Promise<Json> {
-    if (this.deps.mode === "meta") {
-      const tools = this.deps.order.flatMap((server) => metaToolDefinitions(server));
-      assertDistinctNames(tools.map((t) => ({ exposed: t.name, origin: `meta tool ${t.name}` })));
-      return { tools };
-    }
-    const perServer = await Promise.all(
-      this.deps.order.map(async (server) => {
-        const slot = this.deps.slots.get(server)!;
-        slot.link.relist();
-        const state = await this.catalogOrLate(slot);
-        if (state === "late") {
-          this.deps.listedWithout(server);
-          this.deps.log(
-            `tools/list: MCP server '${server}' is still starting: left out now, announced with tools/list_changed once it is up`,
-          );
-          return { slot, catalog: null };
-        }
-        if (state.ok) return { slot, catalog: state.snapshot };
-        // A server that went down keeps its last catalog in the list (its calls answer "unavailable"
-        // until it is back); one that never answered is left out.
-        const known = slot.link.lastKnownTools;
-        this.deps.log(
-          `tools/list: MCP server '${server}' ${known === null ? "left out" : "listed from its last catalog"}: ${state.reason}`,
-        );
-        return { slot, catalog: known };
-      }),
-    );
-    const shown: Json[] = [];
-    for (const { slot, catalog } of perServer) {
-      if (catalog === null) continue;
-      const listed = this.deps.session.filterList({
-        requestId,
-        server: slot.view,
-        tools: [...catalog.tools.values()],
-        exactSchemaText: (name) => catalog.exactSchemaText(name),
-        // `<server>__` alone names no tool.
-        unshowable: (name) => name === "",
-      });
-      if (!listed.recorded) throw new RelayedError(LIST_NOT_RECORDED.code, LIST_NOT_RECORDED.message);
-      this.deps.listed?.(slot.name, listed.shown);
-      for (const tool of listed.shown) {
-        const exposed = exposedName(slot.name, tool.name);
-        this.warnAboutName(exposed);
-        shown.push({ ...tool, name: exposed });
-      }
-    }
-    // Injective by construction (see naming.ts); checked anyway so a broken assumption fails closed.
-    assertDistinctNames(shown.map((t) => ({ exposed: t.name as string, origin: `tool ${String(t.name)}` })));
-    return { tools: shown };
+  constructor(private readonly deps: RouterDeps) {
+    this.listing = new ToolListing(deps);
   }
 
-  /**
-   * The server's catalog, or "late" when it is still starting after the list's wait (serve answers at once
-   * with the servers that are up, and announces the others as they come).
-   */
-  private async catalogOrLate(slot: ServerSlot): Promise<CatalogState | "late"> {
-    const pending = slot.link.catalogState();
-    if (!slot.link.starting) return pending;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<"late">(
-      (resolve) => (timer = setTimeout(() => resolve("late"), this.deps.listWaitMs)),
-    );
-    try {
-      return await Promise.race([pending, late]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  /**
-   * Many model APIs accept tool names of at most 64 characters from `[A-Za-z0-9_-]`; a longer exposed name
-   * still works with MCP clients that pass names through, so it is listed, with a warning on stderr.
-   */
-  private warnAboutName(exposed: string): void {
-    if (this.warnedNames.has(exposed)) return;
-    if (exposed.length <= MODEL_NAME_MAX && MODEL_NAME.test(exposed)) return;
-    this.warnedNames.add(exposed);
-    this.deps.log(
-      `tool name '${exposed}' is ${exposed.length} characters${MODEL_NAME.test(exposed) ? "" : " and uses characters outside [A-Za-z0-9_-]"}; ` +
-        `some model APIs refuse names longer than ${MODEL_NAME_MAX} or with other characters (a shorter server name in mcp.json helps)`,
-    );
+  /** `tools/list` (toolListing.ts). */
+  list(requestId: string | number): Promise<Json> {
+    return this.listing.list(requestId);
   }
 
   // ---- calling ------------------------------------------------------------------------------------------
@@ -318,66 +170,7 @@ export class ToolRouter {
         },
       );
     }
-    let counters: SessionCounters;
-    try {
-      counters = await session.countRequest(false);
-    } catch (error) {
-      return session.uncountedCall(requestId, slot.view, name, uncountedReason(error), params.arguments);
-    }
-    if (!read.ok) return invalidArgumentsResult(name, read.message);
-    const args = read.value;
-    const limited = session.limitMetaRequest(requestId, slot.view, via, params.arguments, counters);
-    if (limited !== null) return limited;
-    if (args.kind === "search") {
-      slot.link.relist();
-      const state = await slot.link.catalogState();
-      if (!state.ok) return catalogUnavailable(via, state);
-      const listed = session.filterList({
-        requestId,
-        server: slot.view,
-        tools: [...state.snapshot.tools.values()],
-        exactSchemaText: (tool) => state.snapshot.exactSchemaText(tool),
-        via,
-        markShown: false,
-      });
-      if (!listed.recorded) {
-        return denyResult({
-          tool: via,
-          code: "E_AUDIT_WRITE",
-          reason: "the audit log could not be written, so nothing was searched",
-          violations: [],
-          by: "toolgate",
-        });
-      }
-      const hits = searchTools(listed.shown, args.query, args.topK);
-      session.markShown(
-        slot.view,
-        hits.map((hit) => hit.name),
-      );
-      return searchResult(hits);
-    }
-    let catalog: CatalogState | null = null;
-    for (;;) {
-      const step = session.describe({
-        requestId,
-        server: slot.view,
-        tool: args.tool,
-        catalog,
-        via,
-        args: params.arguments,
-      });
-      switch (step.kind) {
-        case "needs-catalog":
-          catalog = await slot.link.catalogState();
-          continue;
-        case "described":
-          return describeResult(step.tool);
-        case "deny":
-          return step.result;
-        case "absent":
-          return notInCatalogResult(args.tool, slot.name);
-      }
-    }
+    return answerMetaLookup(session, slot, requestId, name, via, params, read);
   }
 
   /**
@@ -457,14 +250,4 @@ function asCalled(tool: string, args: unknown, params: JsonObject): JsonObject {
   if (params.inputResponses !== undefined) called.inputResponses = params.inputResponses;
   if (params.requestState !== undefined) called.requestState = params.requestState;
   return called;
-}
-
-function catalogUnavailable(via: string, state: { reason: string }): ToolResult {
-  return denyResult({
-    tool: via,
-    code: "E_CATALOG_UNAVAILABLE",
-    reason: state.reason,
-    violations: [],
-    by: "toolgate",
-  });
 }

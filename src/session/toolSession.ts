@@ -1,12 +1,10 @@
-import type { CallOutcome, HiddenTool } from "../audit/events.js";
+import type { HiddenTool } from "../audit/events.js";
 import { auditRule } from "../audit/events.js";
 import type { AuditSink } from "../audit/sink.js";
-import type { Rule, SessionCounters } from "../engine/model/decision.js";
+import type { SessionCounters } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
-import { diagnosticAt, formatDiagnostic } from "../engine/model/diagnostics.js";
-import type { PatternEntry } from "../engine/model/policy.js";
 import { isJsonObject, type JsonRpcErrorObject, type JsonRpcId } from "../engine/rpc/jsonRpc.js";
-import { denyResult, requestRefusedError, type ToolResult } from "./answers.js";
+import type { ToolResult } from "./answers.js";
 import { approvalKeyring } from "../engine/controls/approvalSignature.js";
 import type { ApprovalKeyring } from "../engine/model/approval.js";
 import { MemoryApprovalClaims, type ApprovalClaims } from "./approvalClaims.js";
@@ -15,10 +13,15 @@ import { AuditRecorder, type AuditIdentity } from "./auditRecorder.js";
 import { callInHand, stepFor, type CallStep, type PipelineContext, type ToolCall } from "./callPipeline.js";
 import { callVerdict, hiddenByName } from "./callVerdict.js";
 import type { ListedTool } from "./catalogPages.js";
+import { CatalogWarnings } from "./catalogWarnings.js";
+import { describeTool, type DescribeInput, type DescribeStep } from "./describeTool.js";
+import { SessionRecords } from "./sessionRecords.js";
 import { catalogToolContext, listedToolContext, type ServerView } from "./serverView.js";
-import type { CatalogSnapshot, CatalogState } from "./toolCatalog.js";
+import type { CatalogSnapshot } from "./toolCatalog.js";
 import type { Settled } from "../state/settled.js";
 import type { Principal } from "../engine/model/principal.js";
+
+export type { DescribeStep } from "./describeTool.js";
 
 export interface ToolSessionOptions {
   identity: AuditIdentity;
@@ -81,12 +84,6 @@ export interface ListInput {
   markShown?: boolean;
 }
 
-export type DescribeStep =
-  | { kind: "described"; tool: ListedTool }
-  | { kind: "deny"; result: ToolResult }
-  | { kind: "absent" }
-  | { kind: "needs-catalog" };
-
 /**
  * The call pipeline of one client session, the same for every surface (wrap's frame proxy, serve's router
  * over stdio and HTTP, both protocol eras): it counts requests against the limits, filters lists, decides
@@ -101,11 +98,9 @@ export class ToolSession {
   private readonly recorder: AuditRecorder;
   private readonly pipeline: PipelineContext;
   private readonly approvalKeys: ApprovalKeyring;
-  /** Per server, the catalog warnings last logged (each change is said once). */
-  private readonly saidWarnings = new Map<ServerView, string>();
-  /** Per server, the tools.deny entries its last catalog left unmatched; and the warning last said. */
-  private readonly unmatchedDeny = new Map<ServerView, readonly PatternEntry[]>();
-  private saidUnmatched = "";
+  /** The records of requests that are no decision about a call (sessionRecords.ts). */
+  private readonly records: SessionRecords;
+  private readonly warnings: CatalogWarnings;
 
   constructor(private readonly options: ToolSessionOptions) {
     this.recorder = new AuditRecorder(options.audit, options.identity, options.log);
@@ -123,6 +118,8 @@ export class ToolSession {
       const all: ApprovalWays = { ...ways, artifactKeys: this.approvalKeys.size };
       this.pipeline.approvalHelp = (tool, rule, asked) => approvalHelp(tool, rule, all, asked);
     }
+    this.records = new SessionRecords(options.limits, this.pipeline);
+    this.warnings = new CatalogWarnings(options.servers ?? 1, options.log);
   }
 
   get dryRun(): boolean {
@@ -154,22 +151,7 @@ export class ToolSession {
    * limit refuses it, `null` when it may go on (always in a dry run, which records what it would refuse).
    */
   limitRequest(requestId: JsonRpcId, method: string, counters: SessionCounters): JsonRpcErrorObject | null {
-    const refusal = this.options.limits.requestLimit(counters);
-    if (refusal === null) return null;
-    const decision = this.dryRun ? "would-deny" : "deny";
-    this.recorder.request({
-      requestId,
-      policyDigest: this.options.limits.policyDigest,
-      method,
-      decision,
-      code: refusal.code,
-      rule: refusal.rule,
-      reason: refusal.reason,
-    });
-    this.pipeline.verbose?.(
-      `${method}: ${this.dryRun ? "would deny" : "deny"} ${refusal.code} — ${refusal.reason}`,
-    );
-    return this.dryRun ? null : requestRefusedError(refusal.code, refusal.reason);
+    return this.records.limitRequest(requestId, method, counters);
   }
 
   /**
@@ -183,41 +165,12 @@ export class ToolSession {
     reason: string,
     args: unknown,
   ): ToolResult {
-    this.recorder.call({
-      requestId,
-      policyDigest: this.options.limits.policyDigest,
-      server: server?.name ?? null,
-      tool,
-      decision: "deny",
-      code: "E_STATE_UNAVAILABLE",
-      rule: null,
-      reason,
-      warnings: [],
-      args,
-    });
-    this.pipeline.verbose?.(`tools/call ${tool}: deny E_STATE_UNAVAILABLE — ${reason}`);
-    return denyResult({
-      tool,
-      code: "E_STATE_UNAVAILABLE",
-      reason,
-      violations: [],
-      by: "toolgate",
-      omitStructuredContent: true,
-    });
+    return this.records.uncountedCall(requestId, server, tool, reason, args);
   }
 
   /** {@link uncountedCall} for a request other than a call: the JSON-RPC error to answer. */
   uncountedRequest(requestId: JsonRpcId, method: string, reason: string): JsonRpcErrorObject {
-    this.recorder.request({
-      requestId,
-      policyDigest: this.options.limits.policyDigest,
-      method,
-      decision: "deny",
-      code: "E_STATE_UNAVAILABLE",
-      rule: null,
-      reason,
-    });
-    return requestRefusedError("E_STATE_UNAVAILABLE", reason);
+    return this.records.uncountedRequest(requestId, method, reason);
   }
 
   /** A meta search or describe (a request, not a call) against `max_requests_total`; answered as a deny. */
@@ -228,32 +181,7 @@ export class ToolSession {
     args: unknown,
     counters: SessionCounters,
   ): ToolResult | null {
-    const refusal = this.options.limits.requestLimit(counters);
-    if (refusal === null) return null;
-    this.recorder.call({
-      requestId,
-      policyDigest: this.options.limits.policyDigest,
-      server: server.name,
-      tool: via,
-      via,
-      decision: this.dryRun ? "would-deny" : "deny",
-      code: refusal.code,
-      rule: refusal.rule,
-      reason: refusal.reason,
-      warnings: [],
-      args,
-    });
-    this.pipeline.verbose?.(
-      `tools/call ${via}: ${this.dryRun ? "would deny" : "deny"} ${refusal.code} — ${refusal.reason}`,
-    );
-    if (this.dryRun) return null;
-    return denyResult({
-      tool: via,
-      code: refusal.code,
-      reason: refusal.reason,
-      violations: [],
-      by: "policy",
-    });
+    return this.records.limitMetaRequest(requestId, server, via, args, counters);
   }
 
   /** One list page (or a search's candidates): only the visible tools, every hidden one recorded with why. */
@@ -352,19 +280,7 @@ export class ToolSession {
 
   /** A name no server of the session has (serve: not `<server>__<tool>`, not a meta tool): recorded, absent. */
   absentName(requestId: JsonRpcId, name: string, reason: string, args: unknown): void {
-    this.recorder.call({
-      requestId,
-      policyDigest: this.options.limits.policyDigest,
-      server: null,
-      tool: name,
-      decision: "hidden",
-      code: null,
-      rule: null,
-      reason,
-      warnings: [],
-      args,
-    });
-    this.pipeline.verbose?.(`tools/call ${name}: hidden — ${reason}`);
+    this.records.absentName(requestId, name, reason, args);
   }
 
   /**
@@ -373,16 +289,7 @@ export class ToolSession {
    * recorded as `E_PROTOCOL`; nothing was decided or forwarded.
    */
   refusedRequest(requestId: JsonRpcId | null, method: string, reason: string): void {
-    this.recorder.request({
-      requestId,
-      policyDigest: this.options.limits.policyDigest,
-      method,
-      decision: "deny",
-      code: "E_PROTOCOL",
-      rule: null,
-      reason,
-    });
-    this.pipeline.verbose?.(`${method}: refused E_PROTOCOL — ${reason}`);
+    this.records.refusedRequest(requestId, method, reason);
   }
 
   /**
@@ -390,97 +297,12 @@ export class ToolSession {
    * another caller or call): recorded as a deny (`E_REQUEST_STATE`); nothing is forwarded.
    */
   refusedRetry(requestId: JsonRpcId, server: ServerView, tool: string, reason: string, args: unknown): void {
-    this.recorder.call({
-      requestId,
-      policyDigest: server.gate.policyDigest,
-      server: server.name,
-      tool,
-      decision: this.dryRun ? "would-deny" : "deny",
-      code: "E_REQUEST_STATE",
-      rule: null,
-      reason,
-      warnings: [],
-      args,
-    });
-    this.pipeline.verbose?.(`tools/call ${tool}: deny E_REQUEST_STATE — ${reason}`);
+    this.records.refusedRetry(requestId, server, tool, reason, args);
   }
 
   /** Meta describe: the name stage alone; a visible tool's definition is then shown to the client. */
-  describe(input: {
-    requestId: JsonRpcId;
-    server: ServerView;
-    tool: string;
-    catalog: CatalogState | null;
-    via: string;
-    args: unknown;
-  }): DescribeStep {
-    const { server, tool } = input;
-    const record = (decision: CallOutcome, code: string | null, rule: Rule | null, reason: string): boolean =>
-      this.recorder.call({
-        requestId: input.requestId,
-        policyDigest: server.gate.policyDigest,
-        server: server.name,
-        tool,
-        via: input.via,
-        decision,
-        code,
-        rule,
-        reason,
-        warnings: [],
-        args: input.args,
-      });
-    const byName = this.dryRun ? null : hiddenByName(server.gate, tool);
-    if (byName !== null && byName.kind === "hidden") {
-      record("hidden", byName.code, byName.rule, byName.reason);
-      return { kind: "absent" };
-    }
-    const catalog = input.catalog;
-    if (catalog === null) return { kind: "needs-catalog" };
-    if (!catalog.ok) {
-      record("deny", "E_CATALOG_UNAVAILABLE", null, catalog.reason);
-      return {
-        kind: "deny",
-        result: denyResult({
-          tool,
-          code: "E_CATALOG_UNAVAILABLE",
-          reason: catalog.reason,
-          violations: [],
-          by: "toolgate",
-        }),
-      };
-    }
-    const definition = catalog.snapshot.tools.get(tool);
-    if (definition === undefined) {
-      record(
-        "hidden",
-        null,
-        null,
-        `tool '${tool}' is not in the catalog of '${server.name ?? "the server"}'`,
-      );
-      return { kind: "absent" };
-    }
-    const verdict = server.gate.visibility(definition, catalogToolContext(server, catalog.snapshot, tool));
-    if (!verdict.visible && !this.dryRun) {
-      record("hidden", verdict.code, verdict.rule, verdict.reason);
-      return { kind: "absent" };
-    }
-    const recorded = verdict.visible
-      ? record("allow", null, null, "visible")
-      : record("would-hide", verdict.code, verdict.rule, verdict.reason);
-    if (!recorded) {
-      return {
-        kind: "deny",
-        result: denyResult({
-          tool: input.via,
-          code: "E_AUDIT_WRITE",
-          reason: "the audit log could not be written, so nothing was described",
-          violations: [],
-          by: "toolgate",
-        }),
-      };
-    }
-    this.shownTools.add(shownKey(server, tool));
-    return { kind: "described", tool: definition };
+  describe(input: DescribeInput): DescribeStep {
+    return describeTool(this.pipeline, input, () => this.shownTools.add(shownKey(input.server, input.tool)));
   }
 
   /**
@@ -488,51 +310,8 @@ export class ToolSession {
    * without their tool, tools withheld for drift), said once for as long as they stay the same.
    */
   catalogFetched(server: ServerView, snapshot: CatalogSnapshot): void {
-    const names = [...snapshot.tools.keys()];
-    const lines = server.gate.catalogWarnings?.(names, server.serverId()) ?? [];
-    for (const [name, tool] of snapshot.tools) {
-      const verdict = server.gate.visibility(tool, catalogToolContext(server, snapshot, name));
-      if (!verdict.visible && verdict.code === "E_TOOL_DRIFT") {
-        lines.push(`withholding tool '${name}' (E_TOOL_DRIFT): ${verdict.reason}`);
-      }
-    }
-    this.noteUnmatchedDeny(server, names);
-    const text = lines.join("\n");
-    if (text === (this.saidWarnings.get(server) ?? "")) return;
-    this.saidWarnings.set(server, text);
-    const prefix = server.name === null ? "" : `[${server.name}] `;
-    for (const line of lines) this.options.log(`${prefix}${line}`);
+    this.warnings.catalogFetched(server, snapshot);
   }
-
-  /** W_DENY_UNMATCHED: once every server's catalog is in, the deny entries no tool of any of them matches. */
-  private noteUnmatchedDeny(server: ServerView, names: readonly string[]): void {
-    const entries = server.gate.unmatchedDeny?.(names);
-    if (entries === undefined) return;
-    this.unmatchedDeny.set(server, entries);
-    const servers = this.options.servers ?? 1;
-    if (this.unmatchedDeny.size < servers) return;
-    const lists = [...this.unmatchedDeny.values()].map((l) => new Set(l.map(entryKey)));
-    const none = entries.filter((e) => lists.every((keys) => keys.has(entryKey(e))));
-    const lines = none.map((e) =>
-      formatDiagnostic(
-        diagnosticAt(
-          "warning",
-          "W_DENY_UNMATCHED",
-          e.at,
-          `tools.deny entry '${e.pattern}' matches no tool of ${servers > 1 ? `any of the ${servers} servers` : "the server"}, so it denies nothing (a typo?)`,
-          "correct the name (toolgate info <server> lists them) or remove the entry",
-        ),
-      ),
-    );
-    const text = lines.join("\n");
-    if (text === this.saidUnmatched) return;
-    this.saidUnmatched = text;
-    for (const line of lines) this.options.log(line);
-  }
-}
-
-function entryKey(e: PatternEntry): string {
-  return `${e.pattern}\u0000${e.at.file}:${e.at.line}:${e.at.column}`;
 }
 
 function shownKey(server: ServerView, tool: string): string {

@@ -16,3 +16,6 @@ export interface McpSessionEndpoint {
 export interface HttpClientIdentity {
   principal: Principal;
 }
+
+/** The path of the Streamable HTTP endpoint. */
+export const MCP_PATH = "/mcp";

@@ -1,8 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { readEnvelope } from "../engine/protocol/envelope.js";
+import { claimsModernEra, missingEnvelope, readEnvelope } from "../engine/protocol/envelope.js";
 import { LEGACY_VERSIONS, MODERN_VERSIONS, UNSUPPORTED_PROTOCOL_VERSION } from "../engine/protocol/eras.js";
 import { standardHeaderMismatch, withRepeatedLines } from "../engine/protocol/mirroredHeaders.js";
-import type { JsonRpcId, JsonRpcNotification, JsonRpcRequest } from "../engine/rpc/jsonRpc.js";
+import type {
+  ClassifiedMessage,
+  JsonRpcId,
+  JsonRpcNotification,
+  JsonRpcRequest,
+} from "../engine/rpc/jsonRpc.js";
 import type { HttpClientIdentity, McpSessionEndpoint } from "./httpEndpoint.js";
 import { sendError } from "./httpMessages.js";
 import { HttpSessionTransport } from "./httpSessionTransport.js";
@@ -42,6 +47,59 @@ export class ModernExchanges<T extends HttpClientIdentity> {
       log(line: string): void;
     },
   ) {}
+
+  /**
+   * A request whose MCP-Protocol-Version header names no revision we speak, refused (true) before anything
+   * else reads it. Given on several lines (node joins them), a POST's is judged with its body: a modern one
+   * is refused as HeaderMismatch (handle), any other as unsupported (route).
+   */
+  refusesVersionHeader(req: IncomingMessage, res: ServerResponse, token: T): boolean {
+    const version = req.headers["mcp-protocol-version"];
+    if (
+      typeof version === "string" &&
+      !(req.method === "POST" && versionRepeated(req)) &&
+      !LEGACY_VERSIONS.includes(version) &&
+      !MODERN_VERSIONS.includes(version)
+    ) {
+      this.refuse(res, token, `HTTP ${String(req.method)}`, null, unsupportedVersion(version));
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * A POSTed message that belongs to no session: one of the modern era (served here), or one whose headers
+   * claim an era its body does not (refused here). Returns false for a message of the session eras, which
+   * the caller serves.
+   */
+  async route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    token: T,
+    classified: Exclude<ClassifiedMessage, { kind: "invalid" }>,
+  ): Promise<boolean> {
+    if (classified.kind === "response") return false;
+    const message = classified.message;
+    if (claimsModernEra(message.params)) {
+      await this.handle(req, res, token, message);
+      return true;
+    }
+    const id = classified.kind === "request" ? classified.message.id : null;
+    const header = req.headers["mcp-protocol-version"];
+    if (typeof header === "string" && MODERN_VERSIONS.includes(header)) {
+      const error = missingEnvelope();
+      this.refuse(res, token, message.method, id, {
+        code: error.code,
+        message: `Invalid params: the MCP-Protocol-Version header names a modern revision, but ${error.message}`,
+      });
+      return true;
+    }
+    if (versionRepeated(req)) {
+      this.refuse(res, token, message.method, id, unsupportedVersion(String(header)));
+      return true;
+    }
+    return false;
+  }
 
   async handle(
     req: IncomingMessage,

@@ -1,6 +1,6 @@
 import type { SessionDirectory } from "./replicaForward.js";
 
-/** What the renewal reads of a live 2025-era session (httpServer.ts's LiveSession). */
+/** What the renewal reads of a live 2025-era session (legacySessions.ts's LiveSession). */
 export interface OwnedSession {
   /** When its last request came. */
   lastSeen: number;

@@ -1,35 +1,30 @@
-import { isAbsolute, resolve } from "node:path";
-import type { Readable } from "node:stream";
 import {
   Client,
-  SSEClientTransport,
   StreamableHTTPClientTransport,
   type ClientCapabilities,
   type Implementation,
   type ServerCapabilities,
   type Tool,
-  type Transport,
 } from "@modelcontextprotocol/client";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { ANY_RESULT } from "./anyResult.js";
 import type { McpServerConfig, McpTransport } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
-import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
 import { ExactNumbersTransport } from "./exactHttp.js";
 import { ProgressTap } from "./progressTap.js";
-import { spawnFailure } from "./spawnFailure.js";
 import { SecretScrubber } from "./serverSecrets.js";
 import { describeTarget } from "./serverTarget.js";
-import { fetchCatalogPages, type CatalogPage } from "../session/catalogPages.js";
+import type { CatalogPage } from "../session/catalogPages.js";
+import { reasonOf, slowStart, withStderr } from "./connectFailure.js";
+import { listToolCatalog, listToolsPage, type ListedToolCatalog } from "./toolCatalog.js";
+import { createTransport, stdioLaunch, type UpstreamStderr } from "./upstreamTransport.js";
+
+export type { ListedToolCatalog } from "./toolCatalog.js";
+export { stdioLaunch, type StdioLaunch, type UpstreamStderr } from "./upstreamTransport.js";
 
 /**
  * One MCP server of mcp.json, reached with the official SDK client: stdio servers are started as child
  * processes, `http` servers are spoken to over Streamable HTTP, `sse` servers over the legacy HTTP+SSE
  * transport. Used by `info`, the console and `serve`.
  */
-
-/** Where a stdio server's stderr goes: ours (`inherit`), kept for messages (`pipe`), or nowhere (`ignore`). */
-export type UpstreamStderr = "inherit" | "pipe" | "ignore";
 
 export interface UpstreamOptions {
   /** Default `pipe`: the text is kept (the last {@link STDERR_KEEP_CHARS} characters) and added to errors. */
@@ -57,17 +52,6 @@ export interface UpstreamOptions {
   recordToolsListText?: boolean;
   /** With `recordToolsListText`: the longest line accepted from a stdio server (`--max-frame-bytes`). */
   maxFrameBytes?: number;
-}
-
-/** Every tool the server lists, and the raw text of each `tools/list` page they came from. */
-export interface ListedToolCatalog {
-  /** In list order across pages; the first definition wins for a repeated name. */
-  tools: Tool[];
-  /**
-   * One entry per page, in order: the answer's JSON text as the server sent it, or `undefined` when it was
-   * not recorded (without `recordToolsListText`, or when the text could not be matched to the request).
-   */
-  pageTexts: (string | undefined)[];
 }
 
 export interface Upstream {
@@ -103,115 +87,7 @@ export function startupTimeoutOf(server: McpServerConfig, given?: number): numbe
   return server.startupTimeoutMs ?? given ?? DEFAULT_STARTUP_TIMEOUT_MS;
 }
 
-/**
- * The SDK's stdio transport, probing in place: on its own class the SDK runs the `server/discover` probe
- * on a second, throwaway process of the same command, which would start every stdio server twice.
- */
-class InPlaceStdioClientTransport extends StdioClientTransport {}
 export const STDERR_KEEP_CHARS = 16_384;
-const STDERR_IN_MESSAGES = 2000;
-
-/** How a stdio entry of mcp.json is started: command, args, environment and working directory. */
-export interface StdioLaunch {
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-  cwd?: string;
-}
-
-/**
- * The SDK's inherited environment (PATH, HOME, …) plus the entry's `env` — what MCP hosts give their
- * servers, so toolgate's own secrets (a gateway token) do not leak to every server it starts — and a
- * relative `cwd` resolved against the configuration directory.
- */
-export function stdioLaunch(server: McpServerConfig & { transport: "stdio" }, baseDir?: string): StdioLaunch {
-  const cwd =
-    server.cwd === null
-      ? undefined
-      : isAbsolute(server.cwd) || baseDir === undefined
-        ? server.cwd
-        : resolve(baseDir, server.cwd);
-  return {
-    command: server.command,
-    args: [...server.args],
-    env: { ...getDefaultEnvironment(), ...server.env },
-    ...(cwd === undefined ? {} : { cwd }),
-  };
-}
-
-function reasonOf(error: unknown, command?: string, env?: NodeJS.ProcessEnv): string {
-  if (error instanceof Error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // spawn failures say `spawn foo ENOENT`; say what it means, and where it was looked for.
-    if ((code === "ENOENT" || code === "EACCES") && /spawn/.test(error.message) && command !== undefined) {
-      return spawnFailure(command, error, env ?? process.env);
-    }
-    return error.message;
-  }
-  return String(error);
-}
-
-function withStderr(reason: string, stderr: string): string {
-  const tail = stderr.trim();
-  if (tail === "") return reason;
-  const shown = tail.length > STDERR_IN_MESSAGES ? "…" + tail.slice(-STDERR_IN_MESSAGES) : tail;
-  return `${reason}; the server's stderr said:\n${shown}`;
-}
-
-interface UpstreamTransport {
-  transport: Transport;
-  pid(): number | null;
-  /** The recorded tools/list texts, with `recordToolsListText`. */
-  texts: ToolsListTexts | null;
-}
-
-function createTransport(
-  server: McpServerConfig,
-  options: UpstreamOptions,
-  onStderr: (text: string) => void,
-): UpstreamTransport {
-  if (options.recordToolsListText === true) {
-    const target =
-      server.transport === "stdio"
-        ? {
-            transport: "stdio" as const,
-            ...stdioLaunch(server, options.baseDir),
-            stderr: options.stderr ?? "pipe",
-            ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
-          }
-        : { transport: server.transport, url: server.url, headers: { ...server.headers } };
-    const recording = recordingTransport(target, onStderr);
-    return { transport: recording.transport, pid: recording.pid, texts: recording.texts };
-  }
-  switch (server.transport) {
-    case "stdio": {
-      const transport = new InPlaceStdioClientTransport({
-        ...stdioLaunch(server, options.baseDir),
-        stderr: options.stderr ?? "pipe",
-      });
-      const stream = transport.stderr as Readable | null;
-      stream?.on("data", (chunk: Buffer) => onStderr(chunk.toString("utf8")));
-      return { transport, pid: () => transport.pid, texts: null };
-    }
-    case "http":
-      return {
-        transport: new StreamableHTTPClientTransport(new URL(server.url), {
-          requestInit: { headers: { ...server.headers } },
-        }),
-        pid: () => null,
-        texts: null,
-      };
-    case "sse":
-      return {
-        // The SDK adds requestInit's headers to the request opening the event stream as well as to each POST.
-        transport: new SSEClientTransport(new URL(server.url), {
-          requestInit: { headers: { ...server.headers } },
-        }),
-        pid: () => null,
-        texts: null,
-      };
-  }
-}
 
 /**
  * The SDK client toolgate reaches a server with: in whichever era the server offers (`server/discover`
@@ -320,28 +196,6 @@ export async function connectUpstream(
 
 const SESSION_END_MS = 2000;
 
-/** One message for a server that did not come up in time, naming the setting that decides it. */
-function slowStart(
-  server: McpServerConfig,
-  startupMs: number,
-  stderr: string,
-  secrets: SecretScrubber,
-): ToolgateError {
-  const seconds = Math.round(startupMs / 100) / 10;
-  return new ToolgateError(
-    "E_UPSTREAM_START",
-    secrets.text(
-      withStderr(
-        `MCP server '${server.name}' (${server.transport}: ${describeTarget(server)}) did not answer within ${seconds} s (startup_timeout); if it is only slow, give it longer: "startup_timeout": <seconds> in its mcp.json entry, or --startup-timeout <seconds>`,
-        stderr,
-      ),
-    ),
-    server.transport === "stdio"
-      ? `if it never answers, check "command" and "args" of '${server.name}' in mcp.json`
-      : `if it never answers, check that it runs at "url" of '${server.name}'`,
-  );
-}
-
 function boundedBy(work: Promise<void>, ms: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
@@ -357,57 +211,6 @@ function boundedBy(work: Promise<void>, ms: number): Promise<void> {
       },
     );
   });
-}
-
-/**
- * One `tools/list` page with the text the server sent for it (with `texts`: taken by the id of the request
- * that asked for it, whether or not the request succeeded, so nothing is left behind for an abandoned page).
- */
-async function listToolsPage(
-  client: Client,
-  cursor: string | undefined,
-  timeoutMs: number,
-  texts: ToolsListTexts | null,
-): Promise<CatalogPage> {
-  // Passed through as the server sent it, not checked against the SDK's Tool type (which would refuse a
-  // whole page for one tool without an inputSchema): the catalog reads each entry itself.
-  const list = () =>
-    client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, ANY_RESULT, {
-      timeout: timeoutMs,
-    });
-  const { pending, id } = texts === null ? { pending: list(), id: undefined } : texts.capture(list);
-  let text: string | undefined;
-  let result: unknown;
-  try {
-    result = await pending;
-  } finally {
-    if (id !== undefined) text = texts?.take(id);
-  }
-  return { result, text };
-}
-
-/** The full catalog through the one pagination loop (session/catalogPages.ts); a server without `tools` has none. */
-async function listToolCatalog(
-  name: string,
-  client: Client,
-  capabilities: ServerCapabilities,
-  timeoutMs: number,
-  texts: ToolsListTexts | null,
-  secrets: SecretScrubber,
-): Promise<ListedToolCatalog> {
-  if (capabilities.tools === undefined) return { tools: [], pageTexts: [] };
-  try {
-    const { tools, pageTexts } = await fetchCatalogPages(
-      (cursor) => listToolsPage(client, cursor, timeoutMs, texts),
-      () => {},
-    );
-    return { tools: [...tools.values()] as Tool[], pageTexts };
-  } catch (error) {
-    throw new ToolgateError(
-      "E_UPSTREAM_TOOLS",
-      secrets.text(`MCP server '${name}' could not list its tools: ${reasonOf(error)}`),
-    );
-  }
 }
 
 /** The capability names a server declared, in a fixed order (tools, resources, prompts, …), for the info view. */

@@ -1,33 +1,52 @@
+import {
+  BACKSLASH,
+  COLON,
+  COMMA,
+  CR,
+  DOT,
+  isDigit,
+  isHexDigit,
+  isSimpleEscape,
+  LBRACE,
+  LBRACKET,
+  LF,
+  LOWER_E,
+  LOWER_F,
+  LOWER_N,
+  LOWER_T,
+  LOWER_U,
+  MINUS,
+  NINE,
+  ONE,
+  PLUS,
+  QUOTE,
+  RBRACE,
+  RBRACKET,
+  SPACE,
+  TAB,
+  UPPER_E,
+  ZERO,
+} from "./jsonChars.js";
 import { isCanonicalLiteral } from "./jsonNumber.js";
-import { escapePointerToken } from "./pointer.js";
+import {
+  describe,
+  duplicateError,
+  numberError,
+  stringError,
+  syntaxError,
+  tooDeepError,
+  type StrictJsonError,
+} from "./scanErrors.js";
+import {
+  levelElementIndex,
+  levelIsObject,
+  levelMemberName,
+  levelNamesStart,
+  levelNameSet,
+  openNames,
+} from "./scanStacks.js";
 
-const TAB = 0x09;
-const LF = 0x0a;
-const CR = 0x0d;
-const SPACE = 0x20;
-const QUOTE = 0x22;
-const PLUS = 0x2b;
-const COMMA = 0x2c;
-const MINUS = 0x2d;
-const DOT = 0x2e;
-const SLASH = 0x2f;
-const ZERO = 0x30;
-const ONE = 0x31;
-const NINE = 0x39;
-const COLON = 0x3a;
-const UPPER_E = 0x45;
-const LBRACKET = 0x5b;
-const BACKSLASH = 0x5c;
-const RBRACKET = 0x5d;
-const LOWER_B = 0x62;
-const LOWER_E = 0x65;
-const LOWER_F = 0x66;
-const LOWER_N = 0x6e;
-const LOWER_R = 0x72;
-const LOWER_T = 0x74;
-const LOWER_U = 0x75;
-const LBRACE = 0x7b;
-const RBRACE = 0x7d;
+export type { StrictJsonError } from "./scanErrors.js";
 
 /**
  * Up to this many member names an object's names are compared linearly (cheaper than a Set for the small
@@ -35,21 +54,6 @@ const RBRACE = 0x7d;
  * still costs linear time.
  */
 const LINEAR_NAME_LIMIT = 8;
-
-// Scratch stacks reused by every scan (the scan is synchronous and never re-entered), so the hot path
-// allocates nothing but member-name strings. Indexed by nesting level, outermost first.
-/** 1 for an open object, 0 for an open array. */
-const levelIsObject: number[] = [];
-/** Per open object: the name of the member being read. */
-const levelMemberName: string[] = [];
-/** Per open array: the index of the element being read. */
-const levelElementIndex: number[] = [];
-/** Per open object: where its names start in `openNames`. */
-const levelNamesStart: number[] = [];
-/** Per open object with many members: its names, replacing the linear list. */
-const levelNameSet: (Set<string> | undefined)[] = [];
-/** Member names of every open object, innermost object's names last (`namesTop` in a scan). */
-const openNames: string[] = [];
 
 /**
  * What the last scan found of number literals a double would change (see jsonNumber.ts): how many, and
@@ -254,27 +258,6 @@ function skipEscapedString(text: string, pos: number): number {
   }
 }
 
-function isSimpleEscape(c: number): boolean {
-  return (
-    c === QUOTE ||
-    c === BACKSLASH ||
-    c === SLASH ||
-    c === LOWER_B ||
-    c === LOWER_F ||
-    c === LOWER_N ||
-    c === LOWER_R ||
-    c === LOWER_T
-  );
-}
-
-function isHexDigit(c: number): boolean {
-  return (c >= ZERO && c <= NINE) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-}
-
-function isDigit(c: number): boolean {
-  return c >= ZERO && c <= NINE;
-}
-
 /**
  * Whether a number literal needs the full check: short plain integers (no fraction, no exponent, up to 15
  * digits, not `-0`) are always written back by a double exactly as they are, and are most numbers.
@@ -320,126 +303,3 @@ function skipNumber(text: string, pos: number): number {
   }
   return i;
 }
-
-// ---- Error paths: off the hot path, so they re-read the text to say exactly what is wrong.
-
-/** JSON pointer of the value being read; `namePending` leaves out the innermost object's member. */
-function pointer(depth: number, namePending: boolean): string {
-  let path = "";
-  const last = namePending ? depth - 1 : depth;
-  for (let level = 0; level < last; level++) {
-    const token =
-      levelIsObject[level] === 1
-        ? escapePointerToken(levelMemberName[level]!)
-        : String(levelElementIndex[level]);
-    path += "/" + token;
-  }
-  return path;
-}
-
-function syntaxError(offset: number, detail: string, depth: number, namePending: boolean): StrictJsonError {
-  const path = pointer(depth, namePending);
-  const where = path === "" ? "" : ` (in ${path})`;
-  return {
-    ok: false,
-    code: "E_JSON_SYNTAX",
-    message: `invalid JSON at offset ${offset}${where}: ${detail}`,
-    offset,
-    path,
-  };
-}
-
-function stringError(text: string, pos: number, depth: number, namePending: boolean): StrictJsonError {
-  for (let i = pos + 1; ; i++) {
-    const c = text.charCodeAt(i);
-    if (Number.isNaN(c)) return syntaxError(i, "unterminated string", depth, namePending);
-    if (c < SPACE) {
-      const hex = c.toString(16).padStart(4, "0").toUpperCase();
-      return syntaxError(i, `control character U+${hex} must be escaped in a string`, depth, namePending);
-    }
-    if (c !== BACKSLASH) continue;
-    const e = text.charCodeAt(++i);
-    if (e === LOWER_U) {
-      for (let k = 1; k <= 4; k++) {
-        if (!isHexDigit(text.charCodeAt(i + k))) {
-          return syntaxError(i + k, "a \\u escape needs four hexadecimal digits", depth, namePending);
-        }
-      }
-      i += 4;
-    } else if (Number.isNaN(e)) {
-      return syntaxError(i, "unterminated string", depth, namePending);
-    } else if (!isSimpleEscape(e)) {
-      return syntaxError(i, `invalid escape '\\${text[i]}' in a string`, depth, namePending);
-    }
-  }
-}
-
-function numberError(text: string, pos: number, depth: number): StrictJsonError {
-  let i = pos;
-  if (text.charCodeAt(i) === MINUS) i++;
-  const first = text.charCodeAt(i);
-  if (!isDigit(first)) return syntaxError(i, "expected a digit", depth, false);
-  i++;
-  if (first === ZERO && isDigit(text.charCodeAt(i))) {
-    return syntaxError(i, "a number may not have leading zeros", depth, false);
-  }
-  while (isDigit(text.charCodeAt(i))) i++;
-  if (text.charCodeAt(i) === DOT) {
-    i++;
-    if (!isDigit(text.charCodeAt(i))) {
-      return syntaxError(i, "expected a digit after the decimal point", depth, false);
-    }
-    while (isDigit(text.charCodeAt(i))) i++;
-  }
-  i++; // past the e/E: only the exponent can have failed now
-  const sign = text.charCodeAt(i);
-  if (sign === PLUS || sign === MINUS) i++;
-  return syntaxError(i, "expected a digit in the exponent", depth, false);
-}
-
-function duplicateError(offset: number, name: string, depth: number): StrictJsonError {
-  const path = pointer(depth, false);
-  const quoted = JSON.stringify(name);
-  const shown = quoted.length > 80 ? `${quoted.slice(0, 77)}…"` : quoted;
-  return {
-    ok: false,
-    code: "E_JSON_DUPLICATE_KEY",
-    message: `duplicate member name ${shown} at ${path} (offset ${offset}): an object may name each member only once`,
-    offset,
-    path,
-  };
-}
-
-function tooDeepError(offset: number, depth: number, maxDepth: number): StrictJsonError {
-  return {
-    ok: false,
-    code: "E_JSON_TOO_DEEP",
-    message: `JSON nested deeper than ${maxDepth} levels at offset ${offset}`,
-    offset,
-    path: pointer(depth, false),
-  };
-}
-
-/** `end of input` or the character at `pos`, spelled so that invisible characters stay visible. */
-function describe(text: string, pos: number): string {
-  if (pos >= text.length) return "end of input";
-  const cp = text.codePointAt(pos)!;
-  if (cp < SPACE || cp === 0x7f || cp === 0xfeff || (cp >= 0xd800 && cp <= 0xdfff) || cp === 0xa0) {
-    return `character U+${cp.toString(16).padStart(4, "0").toUpperCase()}`;
-  }
-  return `character '${String.fromCodePoint(cp)}'`;
-}
-
-/**
- * Why a text is not strict JSON. `offset` is an index into the text (UTF-16 code units, as JavaScript
- * strings count). `path` is the JSON pointer of the offending value or member: for a duplicate name, the
- * duplicate member; for nesting too deep, the array or object that went one level too far; for a syntax
- * error, the value being read (or the object whose member name was expected).
- */
-export type StrictJsonError = {
-  ok: false;
-  code: "E_JSON_SYNTAX" | "E_JSON_DUPLICATE_KEY" | "E_JSON_TOO_DEEP";
-  message: string;
-  offset: number;
-  path?: string;
-};
