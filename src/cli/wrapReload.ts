@@ -41,7 +41,7 @@ export async function reloadWrap(deps: WrapReloadDeps, trigger: string): Promise
   if (next === null) {
     if (errors.length === 0) errors.push("the configuration could not be read (see the lines above)");
     deps.log(
-      `configuration reload (${trigger}) refused: ${errors.length} ${errors.length === 1 ? "error" : "errors"}; the policy in force (${shortDigest(oldDigest)}) stays`,
+      `E_RELOAD_REFUSED: configuration reload (${trigger}) refused: ${errors.length} ${errors.length === 1 ? "error" : "errors"}; the policy in force (${shortDigest(oldDigest)}) stays`,
       { code: "E_RELOAD_REFUSED" },
     );
     record(deps, configReloadEvent({ session: deps.session, trigger, oldDigest, newDigest: null, errors }));
