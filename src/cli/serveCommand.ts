@@ -5,7 +5,7 @@ import { closeAuditSink, type AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
 
 import type { LogFields } from "../engine/model/logFields.js";
-import { logDiagnostic, logLine } from "./log/stderrLog.js";
+import { logLine } from "./log/stderrLog.js";
 import { addLogFormatOption, applyLogFormat } from "./log/logFormatOption.js";
 import { DEFAULT_MAX_FRAME_BYTES } from "../engine/rpc/frames.js";
 import { connectUpstream, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
@@ -13,16 +13,19 @@ import { requestStateCodec } from "./requestStateKey.js";
 import { StderrRecord, tellHost } from "./hostNotice.js";
 import { DEFAULT_LIST_WAIT_MS, GatewaySession } from "../serve/gatewaySession.js";
 import type { ServeMode } from "../serve/serveMode.js";
-import { brokenContext, Gateway } from "../serve/gateway.js";
+import { Gateway } from "../serve/gateway.js";
 import { MIN_TOKEN_LENGTH } from "../config/tokensFile.js";
-import { localPrincipal } from "../engine/model/principal.js";
-import { loadServePrincipals } from "./servePrincipals.js";
 import { DEFAULT_BACKOFF } from "../upstream/upstreamLink.js";
 import { SecretScrubber } from "../upstream/serverSecrets.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../transports/httpServer.js";
 import { StrictStdioServerTransport } from "../transports/stdioServerTransport.js";
 import { addContextOptions, hasSelectionFlags } from "./contextOptions.js";
-import { loadContext } from "./contextLoader.js";
+import { readServeConfig } from "./serveConfig.js";
+import { policyLocation } from "./contextOptions.js";
+import { reloadServe } from "./serveReload.js";
+import { watchForReload } from "./reloadWatch.js";
+import { onStopSignals, type ServeLifecycle } from "./serveLifecycle.js";
+import { DrainableTransport } from "../transports/drainableTransport.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { describeError } from "./errorReport.js";
 import { openState, stateRefused } from "./serveState.js";
@@ -30,7 +33,7 @@ import { serveDashboard } from "./serveDashboard.js";
 import { UpstreamPool } from "../serve/upstreamPool.js";
 
 import { addStartupTimeoutOption, collect, integer } from "./optionParsers.js";
-import { EXIT_BAD_INPUT, fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
+import { fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import { serveHttp } from "./serveHttpListener.js";
 
 /** A forwarded request may take this long (reset by each progress notification) unless the client cancels. */
@@ -167,6 +170,12 @@ export function registerServeCommand(program: Command): void {
     )
     .option("--verbose", "one line per decision on stderr")
     .option(
+      "--drain-timeout <seconds>",
+      "on SIGTERM/SIGINT: new requests are refused and those in flight get this long to finish before the exit",
+      integer(0, "seconds"),
+      30,
+    )
+    .option(
       "--max-frame-bytes <n>",
       "longest accepted JSON-RPC line over stdio, from the client and from each stdio server",
       integer(1, "a positive integer"),
@@ -211,9 +220,11 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     );
   }
 
-  const loaded = loadContext(flags);
-  if (loaded === null) return EXIT_BAD_INPUT;
+  const read = readServeConfig(flags, http);
+  if (typeof read === "number") return read;
+  const { loaded, admitted } = read;
   const { policy } = loaded;
+  const { clients, operators } = admitted;
   secrets = new SecretScrubber(loaded.config.mcp.servers);
   let keys;
   try {
@@ -225,52 +236,6 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     });
   } catch (error) {
     return fail(describeError(error).trimEnd());
-  }
-
-  // The flags win over config.yaml's oauth: section, as --policy wins over policy:.
-  const fromConfig = http ? loaded.config.global.oauth : null;
-  if (flags.oauthIssuer.length === 0 && fromConfig !== null) flags.oauthIssuer = fromConfig.issuers;
-  if (flags.oauthAudience === undefined && fromConfig?.audience != null)
-    flags.oauthAudience = fromConfig.audience;
-  if (flags.oauthScope.length === 0 && fromConfig !== null) flags.oauthScope = fromConfig.scopes;
-  const admitted = loadServePrincipals(flags, loaded, http);
-  if (typeof admitted === "number") return admitted;
-  const { clients, oauth: oauthPrincipals, operators } = admitted;
-
-  if (flags.oauthIssuer.length > 0 && oauthPrincipals.length === 0) {
-    return fail(
-      `--oauth-issuer needs its principals mapped: ${flags.tokens === undefined ? "a --tokens file with" : `the tokens file ${flags.tokens} needs`} claims: entries that give each kind of access token its context, e.g.\n  - name: ci\n    claims: { client_id: ci-pipeline }\n    role: ci`,
-    );
-  }
-  if (oauthPrincipals.length > 0 && flags.oauthIssuer.length === 0) {
-    return fail(
-      "the tokens file has claims: entries (OAuth principals): give the issuer of their tokens with --oauth-issuer URL",
-    );
-  }
-  for (const issuer of flags.oauthIssuer) {
-    if (!/^https?:\/\//.test(issuer) || !URL.canParse(issuer))
-      return fail(`--oauth-issuer must be the issuer's URL, not '${issuer}'`, "E_USAGE");
-  }
-  if (
-    flags.dashboard === true &&
-    operators.length === 0 &&
-    !oauthPrincipals.some((p) => p.rights.dashboard !== null)
-  ) {
-    return fail(
-      "--dashboard admits operators, never an MCP client's token, and no entry may use it: grant dashboard access in the --tokens file, e.g.\n" +
-        "  - name: alice\n    token_sha256: <hex SHA-256 of her token>\n    use: [dashboard]\n    dashboard: approver   # or viewer\n" +
-        "(see docs/dashboard.md, 'Who may sign in')",
-    );
-  }
-  // Every context must work before anything starts: configuration mistakes are start-up errors.
-  const probe = localPrincipal("probe");
-  const broken = brokenContext(
-    [...clients, ...oauthPrincipals.filter((p) => p.rights.mcp).map((p) => p.context(probe))],
-    policy,
-  );
-  if (broken !== null) {
-    for (const d of broken.diagnostics) logDiagnostic(d);
-    return fail(`cannot serve ${broken.client} (see above)`, "E_START_REFUSED", { principal: broken.client });
   }
 
   let audit: AuditSink | null = null;
@@ -341,12 +306,23 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   });
   const newSession = (c: ClientContext, sessionId: string, persistent = false): GatewaySession =>
     gateway.session(c, sessionId, persistent);
+  // SIGHUP, or an edit of the policy, the configuration directory or the tokens file, reloads.
+  const location = policyLocation(loaded.config, flags.policy);
+  const lifecycle: ServeLifecycle = {
+    watch: [
+      loaded.dir,
+      ...(location === null ? [] : [location.path]),
+      ...(flags.tokens === undefined ? [] : [flags.tokens]),
+    ],
+    reload: (trigger) => reloadServe({ flags, http, gateway, audit, log }, trigger),
+    drainMs: flags.drainTimeout * 1000,
+  };
 
   if (flags.dryRun === true)
     log("dry run: every call and list is decided and recorded, and forwarded anyway", { code: "I_DRY_RUN" });
   started();
-  if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log);
-  return serveHttp(flags, admitted, newSession, audit, log, state, ui);
+  if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log, lifecycle);
+  return serveHttp(flags, admitted, newSession, audit, log, state, ui, lifecycle);
 }
 
 async function serveStdio(
@@ -355,15 +331,27 @@ async function serveStdio(
   audit: AuditSink | null,
   maxFrameBytes: number,
   log: (line: string) => void,
+  lifecycle: ServeLifecycle,
 ): Promise<number> {
   const session = newSession(client, randomBytes(8).toString("hex"));
   const closed = new Promise<void>((resolve) => (session.onclose = resolve));
-  const transport = new StrictStdioServerTransport(process.stdin, process.stdout, maxFrameBytes, log);
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    process.once(signal, () => void session.close());
-  }
+  const transport = new DrainableTransport(
+    new StrictStdioServerTransport(process.stdin, process.stdout, maxFrameBytes, log),
+  );
+  const watcher = watchForReload({
+    paths: lifecycle.watch,
+    log,
+    reload: (t) => lifecycle.reload(t).then(() => {}),
+  });
+  onStopSignals(
+    log,
+    lifecycle.drainMs,
+    (ms) => transport.drain(ms),
+    () => session.close(),
+  );
   await session.connect(transport);
   await closed;
+  watcher.close();
   await closeAuditSink(audit);
   return 0;
 }

@@ -6,6 +6,8 @@ import { logLine } from "./log/stderrLog.js";
 /** `toolgate serve`'s flags as commander parses them (shared by its stdio and HTTP halves). */
 export interface ServeFlags extends ContextFlags {
   stdio?: boolean;
+  /** Seconds the requests in flight get to finish after SIGTERM/SIGINT. */
+  drainTimeout: number;
   http?: number;
   state?: string;
   announce?: string;

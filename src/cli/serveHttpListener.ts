@@ -10,6 +10,8 @@ import { fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import type { ServeDashboard } from "./serveDashboard.js";
 import { oauthDoors } from "./serveOAuth.js";
 import type { ServePrincipals } from "./servePrincipals.js";
+import { watchForReload } from "./reloadWatch.js";
+import { onStopSignals, type ServeLifecycle } from "./serveLifecycle.js";
 
 /**
  * `serve --http`: the listener with its tokens, OAuth, replica directory and dashboard; runs until a signal
@@ -23,6 +25,7 @@ export async function serveHttp(
   log: (line: string) => void,
   state: SharedState,
   ui: ServeDashboard | null,
+  lifecycle: ServeLifecycle,
 ): Promise<number | null> {
   if (flags.announce !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(flags.announce)) {
     return fail(
@@ -62,11 +65,7 @@ export async function serveHttp(
       authenticate: (token) => doors.dashboard(token),
     });
   }
-  const identities = admitted.clients.map((c) => ({ digest: c.digest!, principal: c.principal, context: c }));
-  // An operator's static token at /mcp is answered 403 with why (it may not call tools).
-  const otherDoorTokens = admitted.operators.filter(
-    (o) => !admitted.clients.some((c) => c.principal.key === o.principal.key),
-  );
+  const { identities, otherDoorTokens } = staticTokens(admitted);
   let server;
   try {
     server = await startHttpServer({
@@ -126,13 +125,38 @@ export async function serveHttp(
         `clients must send a Host header naming ${flags.host} or an --allowed-host`,
     );
   }
-  const stop = (): void => {
-    void server
-      .close()
-      .then(() => closeAuditSink(audit))
-      .then(() => state.close())
-      .then(() => process.exit(0));
-  };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, stop);
+  const running = server;
+  const watcher = watchForReload({
+    paths: lifecycle.watch,
+    log,
+    reload: async (trigger) => {
+      const next = await lifecycle.reload(trigger);
+      if (next === null) return;
+      const tokens = staticTokens(next.admitted);
+      running.replaceTokens(tokens.identities, tokens.otherDoorTokens);
+      doors?.replaceEntries(next.admitted.oauth);
+    },
+  });
+  onStopSignals(
+    log,
+    lifecycle.drainMs,
+    (ms) => running.drain(ms),
+    async () => {
+      watcher.close();
+      await running.close();
+      await closeAuditSink(audit);
+      await state.close();
+      process.exit(0);
+    },
+  );
   return null;
+}
+
+/** The static tokens /mcp admits, and those of operators, which it answers 403 (they may not call tools). */
+function staticTokens(admitted: ServePrincipals) {
+  const identities = admitted.clients.map((c) => ({ digest: c.digest!, principal: c.principal, context: c }));
+  const otherDoorTokens = admitted.operators.filter(
+    (o) => !admitted.clients.some((c) => c.principal.key === o.principal.key),
+  );
+  return { identities, otherDoorTokens };
 }

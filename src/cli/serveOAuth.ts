@@ -36,6 +36,8 @@ export interface OAuthDoors<C> {
   mcp: OAuthEndpoint<McpIdentity<C>>;
   /** An access token as the dashboard checks it: its issuer, audience and scopes, then a `use: [dashboard]` entry. */
   dashboard(token: string): Promise<AuthOutcome<OAuthIdentity<C>>>;
+  /** A reload: the tokens file's claims: entries from the next token on (issuers and audience stay). */
+  replaceEntries(entries: readonly OAuthPrincipal<C>[]): void;
 }
 
 /**
@@ -51,8 +53,8 @@ export function oauthDoors<C>(
 ): OAuthDoors<C> {
   const oauth: OAuthSettings = settings;
   const tokens = new AccessTokens({ issuers: settings.issuers, audience: settings.audience });
-  const clients = entries.filter((e) => e.rights.mcp);
-  const operators = entries.filter((e) => e.rights.dashboard !== null);
+  let clients = entries.filter((e) => e.rights.mcp);
+  let operators = entries.filter((e) => e.rights.dashboard !== null);
   // The same object for the same principal: its context is made once.
   const identities = new Map<string, OAuthIdentity<C>>();
   const identityOf = (entry: OAuthPrincipal<C>, issuer: string, subject: string): OAuthIdentity<C> => {
@@ -78,5 +80,11 @@ export function oauthDoors<C>(
       authenticate: (token) => authenticate(token, oauth, tokens, clients, identityOf, rules(operators)),
     },
     dashboard: (token) => authenticate(token, oauth, tokens, operators, identityOf, rules(clients)),
+    replaceEntries: (next) => {
+      clients = next.filter((e) => e.rights.mcp);
+      operators = next.filter((e) => e.rights.dashboard !== null);
+      // Contexts were made from the old entries: made again from the new ones at each principal's next token.
+      identities.clear();
+    },
   };
 }

@@ -36,14 +36,56 @@ export type GatewaySettings = Omit<
  * says otherwise).
  */
 export class Gateway {
+  /** The sessions still open, with the client each serves: a reload decides their context again. */
+  private readonly live = new Map<GatewaySession, ClientContext>();
+
   constructor(private readonly settings: GatewaySettings) {}
+
+  /** The digest of the policy in force (`null`: none). */
+  get policyDigest(): string | null {
+    return this.settings.policy?.compiled.policy.digest ?? null;
+  }
+
+  /**
+   * A reload: `policy` decides from the next request on, for new sessions and open ones alike. `current`
+   * says what each open session's client is now (its tokens-file entry read again); a session whose client
+   * is gone (its entry removed, its token changed) is closed, never left running on the old grant. Every
+   * context must have been checked (brokenContext) before: one that no longer builds closes its session.
+   */
+  reload(
+    policy: ActivePolicy | null,
+    current: (was: ClientContext) => ClientContext | null,
+  ): { kept: number; closed: number } {
+    this.settings.policy = policy;
+    let kept = 0;
+    let closed = 0;
+    for (const [session, was] of [...this.live]) {
+      if (session.ended) {
+        this.live.delete(session);
+        continue;
+      }
+      const now = current(was);
+      const built = now === null ? null : buildSessionContext(now.config, now.selection, policy, now.client);
+      if (now === null || built === null || !built.ok) {
+        this.live.delete(session);
+        void session.close();
+        closed++;
+        continue;
+      }
+      this.live.set(session, now);
+      session.reconfigure(built.context);
+      kept++;
+    }
+    return { kept, closed };
+  }
 
   /** A new session of `client` (`persistent`: an HTTP session kept across replicas). */
   session(client: ClientContext, sessionId: string, persistent = false): GatewaySession {
+    for (const s of this.live.keys()) if (s.ended) this.live.delete(s);
     const built = buildSessionContext(client.config, client.selection, this.settings.policy, client.client);
     if (!built.ok) throw new Error(built.diagnostics.map(formatDiagnostic).join("; "));
     const { policy: _policy, count, ...shared } = this.settings;
-    return new GatewaySession({
+    const session = new GatewaySession({
       ...shared,
       context: built.context,
       sessionId,
@@ -51,6 +93,8 @@ export class Gateway {
       counter: { count: (isToolCall) => count(client.principal.key, isToolCall) },
       persistent,
     });
+    this.live.set(session, client);
+    return session;
   }
 }
 

@@ -27,6 +27,9 @@ import { ApprovalChannel } from "./approvalChannel.js";
 import { ResourceRouter } from "./resourceRouter.js";
 import { ItemGuard } from "../session/itemGuard.js";
 import { localPrincipal, type Principal } from "../engine/model/principal.js";
+import { noLongerEnabled, type SessionContext } from "./sessionContext.js";
+import { gatewayCapabilities, relayRootsChanged } from "./gatewayCapabilities.js";
+import { reloadableGate, type ReloadableGate } from "../engine/policy/reloadableGate.js";
 
 export { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_LIST_WAIT_MS, type SessionOptions } from "./sessionOptions.js";
 
@@ -77,8 +80,11 @@ export class GatewaySession implements ClientHandler {
   /** Who this session serves (see SessionOptions.principal). */
   readonly principal: Principal;
 
+  /** The policy's limits and digest, replaced by a reload (see reconfigure). */
+  private readonly limits: ReloadableGate;
   constructor(private readonly options: SessionOptions) {
     const { context } = options;
+    this.limits = reloadableGate(context.policy);
     this.principal = options.principal ?? localPrincipal(`session ${options.sessionId}`);
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     this.pool = options.upstreams ?? new UpstreamPool();
@@ -92,7 +98,7 @@ export class GatewaySession implements ClientHandler {
     this.session = new ToolSession({
       identity,
       audit: options.audit,
-      limits: context.policy,
+      limits: this.limits.gate,
       dryRun: options.dryRun === true,
       verbose: options.verbose === true,
       approvalTimeoutMs: this.approvalTimeoutMs,
@@ -179,6 +185,18 @@ export class GatewaySession implements ClientHandler {
     await link.start();
   }
 
+  /** A reload: `next` decides from the next request on (a server it no longer enables hides every tool). */
+  reconfigure(next: SessionContext): void {
+    this.limits.replace(next.policy);
+    for (const slot of this.slots.values())
+      slot.view.gate = next.gates.get(slot.name) ?? noLongerEnabled(next.policy);
+    this.notifyClient("notifications/tools/list_changed");
+  }
+
+  get ended(): boolean {
+    return this.closed;
+  }
+
   /** Ends the session: its client connections and its upstream connections (and the servers it started). */
   async close(): Promise<void> {
     await Promise.all([...this.links].map((link) => link.close()));
@@ -195,13 +213,7 @@ export class GatewaySession implements ClientHandler {
   // ---- the client's protocol (ClientHandler) -------------------------------------------------------------
 
   capabilities(era: Era): JsonObject {
-    return {
-      tools: { listChanged: true },
-      resources: era === "legacy" ? { subscribe: true, listChanged: true } : { listChanged: true },
-      prompts: { listChanged: true },
-      completions: {},
-      logging: {},
-    };
+    return gatewayCapabilities(era);
   }
 
   instructions(): string | undefined {
@@ -218,13 +230,7 @@ export class GatewaySession implements ClientHandler {
   }
 
   notification(method: string, _params: JsonObject): void {
-    if (method !== "notifications/roots/list_changed") return;
-    for (const slot of this.slots.values()) {
-      const upstream = slot.link.current;
-      if (upstream !== null && upstream.client.getProtocolEra() !== "modern") {
-        void upstream.client.sendRootsListChanged().catch(() => {});
-      }
-    }
+    if (method === "notifications/roots/list_changed") relayRootsChanged(this.slots.values());
   }
 
   async request(method: string, params: JsonObject, scope: RequestScope): Promise<JsonObject> {

@@ -8,6 +8,8 @@ import type { ToolGate } from "../engine/model/gate.js";
 import type { ActivePolicy } from "../engine/policy/policyLayer.js";
 import { allowAllGate, createPolicyGate } from "../engine/policy/policyGate.js";
 import { serverFilter } from "../engine/policy/serverFilter.js";
+import { withWhitelistLayers } from "../engine/policy/layeredGate.js";
+import type { Layer } from "../engine/policy/layers.js";
 
 /**
  * What one client session is allowed: its enabled servers and, per server, the gate (whitelist layers, then
@@ -24,6 +26,20 @@ export interface SessionContext {
   gates: ReadonlyMap<string, ToolGate>;
   /** The policy alone: its limits and digest (one policy for every server of the session). */
   policy: ToolGate;
+}
+
+/**
+ * The gate of a server a reload no longer enables for a session that uses it: every tool hidden (as a tool
+ * the server does not have), every call refused; the server's connection ends with the session.
+ */
+export function noLongerEnabled(policy: ToolGate): ToolGate {
+  const layer = {
+    label: "reload (server no longer enabled)",
+    level: "config",
+    kind: "mcp_tools",
+    patterns: [],
+  };
+  return withWhitelistLayers([layer as Layer], policy);
 }
 
 export type ContextResult = { ok: true; context: SessionContext } | { ok: false; diagnostics: Diagnostic[] };

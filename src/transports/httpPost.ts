@@ -18,7 +18,13 @@ export async function handleMcpPost<T extends HttpClientIdentity>(
   req: IncomingMessage,
   res: ServerResponse,
   token: T,
-  to: { maxBodyBytes: number; modern: ModernExchanges<T>; sessions: LegacySessions<T> },
+  to: {
+    maxBodyBytes: number;
+    modern: ModernExchanges<T>;
+    sessions: LegacySessions<T>;
+    /** A request (not a listen stream) is in flight until its response closes (drain waits for it). */
+    inFlight?: (res: ServerResponse) => void;
+  },
 ): Promise<void> {
   if (!isJsonContentType(req.headers["content-type"])) {
     sendError(res, 415, -32000, "Unsupported Media Type: Content-Type must be application/json");
@@ -70,6 +76,8 @@ export async function handleMcpPost<T extends HttpClientIdentity>(
     sendError(res, 400, -32600, `Invalid Request: ${classified.reason}`, {}, refusedId());
     return;
   }
+  if (classified.kind === "request" && classified.message.method !== "subscriptions/listen")
+    to.inFlight?.(res);
   if (await to.modern.route(req, res, token, classified)) return;
   if (classified.kind === "request" && classified.message.method === "initialize") {
     return to.sessions.open(req, res, token, classified.message);

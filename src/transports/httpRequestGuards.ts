@@ -21,8 +21,8 @@ export interface GuardOptions<T> {
  * another door).
  */
 export class HttpRequestGuards<T> {
-  private readonly tokens: BearerTokens<T & { digest: Buffer }>;
-  private readonly otherDoor: BearerTokens<{ digest: Buffer; principal: Principal }>;
+  private tokens: BearerTokens<T & { digest: Buffer }>;
+  private otherDoor: BearerTokens<{ digest: Buffer; principal: Principal }>;
   private readonly origins: Set<string>;
   /** The Host values accepted; known once the listener has its port (see {@link acceptHosts}). */
   private hosts = new Set<string>();
@@ -31,6 +31,15 @@ export class HttpRequestGuards<T> {
     this.tokens = new BearerTokens(options.tokens);
     this.otherDoor = new BearerTokens(options.otherDoorTokens ?? []);
     this.origins = new Set(options.allowedOrigins.map(normalizeOrigin));
+  }
+
+  /** A reload: from the next request on, these tokens are admitted (a removed one gets 401). */
+  replaceTokens(
+    tokens: readonly (T & { digest: Buffer })[],
+    otherDoor: readonly { digest: Buffer; principal: Principal }[],
+  ): void {
+    this.tokens = new BearerTokens(tokens);
+    this.otherDoor = new BearerTokens(otherDoor);
   }
 
   acceptHosts(hosts: Set<string>): void {

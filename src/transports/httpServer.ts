@@ -12,6 +12,7 @@ import { allowedHostSet } from "./httpGuard.js";
 import { sendError } from "./httpMessages.js";
 import { handleMcpPost } from "./httpPost.js";
 import { HttpRequestGuards } from "./httpRequestGuards.js";
+import { DrainGate } from "./drainGate.js";
 import { LegacySessions } from "./legacySessions.js";
 import { ModernExchanges } from "./modernExchanges.js";
 import { answerOAuthDiscovery, isOAuthDiscoveryPath } from "./oauthDiscovery.js";
@@ -74,6 +75,17 @@ export interface RunningHttpServer {
   url: string;
   port: number;
   sessions(): number;
+  /**
+   * Refuses new MCP requests (503) and resolves once the requests in flight are answered, or after
+   * `timeoutMs` with how many were not. Close afterwards.
+   */
+  drain(timeoutMs: number): Promise<{ unfinished: number }>;
+  readonly draining: boolean;
+  /** A reload: the static tokens admitted from the next request on (as in HttpServeOptions). */
+  replaceTokens(
+    tokens: readonly (HttpClientIdentity & { digest: Buffer })[],
+    otherDoorTokens: readonly { digest: Buffer; principal: Principal }[],
+  ): void;
   close(): Promise<void>;
 }
 
@@ -85,6 +97,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
   const guards = new HttpRequestGuards<T>(options);
   const sessions = new LegacySessions<T>(options);
   const modern = new ModernExchanges<T>(options);
+  const drain = new DrainGate();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!guards.admitsOrigin(req, res)) return;
@@ -104,12 +117,25 @@ export async function startHttpServer<T extends HttpClientIdentity>(
       sendError(res, 404, -32000, `Not Found: the MCP endpoint is ${MCP_PATH}`);
       return;
     }
+    if (drain.isDraining) {
+      // Load balancers take the 503 and Retry-After as "another replica"; readiness already says not ready.
+      sendError(res, 503, -32000, "Service Unavailable: this gateway is shutting down; retry", {
+        "retry-after": "1",
+        connection: "close",
+      });
+      return;
+    }
     const token = await guards.identify(req, res);
     if (token === null) return;
     if (modern.refusesVersionHeader(req, res, token)) return;
     switch (req.method) {
       case "POST":
-        return handleMcpPost(req, res, token, { maxBodyBytes: options.maxBodyBytes, modern, sessions });
+        return handleMcpPost(req, res, token, {
+          maxBodyBytes: options.maxBodyBytes,
+          modern,
+          sessions,
+          inFlight: (r) => drain.track(r),
+        });
       case "GET":
         return sessions.stream(req, res, token);
       case "DELETE":
@@ -157,6 +183,12 @@ export async function startHttpServer<T extends HttpClientIdentity>(
     url: `http://${shownHost}:${port}${MCP_PATH}`,
     port,
     sessions: () => sessions.size,
+    drain: (timeoutMs) => drain.drain(timeoutMs),
+    replaceTokens: (tokens, otherDoorTokens) =>
+      guards.replaceTokens(tokens as readonly (T & { digest: Buffer })[], otherDoorTokens),
+    get draining() {
+      return drain.isDraining;
+    },
     close: async () => {
       clearInterval(sweep);
       stopRenewal();

@@ -57,7 +57,11 @@ export function withCapturedErrors<T>(fn: () => T): { value: T; errors: string[]
 
 /** One entry: `text` (ending in a newline) as the text form prints it, or the entry as a JSON line. */
 export function logEntry(entry: LogEntry, text: string): void {
-  if (captured !== null && entry.level === "error") captured.push(text.trimEnd());
+  if (captured !== null && entry.level === "error") {
+    captured.push(text.trimEnd());
+    // The loaders say "refused to start"; during a reload what is refused is the reload.
+    if (entry.code === "E_START_REFUSED") entry = { ...entry, code: "E_RELOAD_REFUSED" };
+  }
   process.stderr.write(format === "json" ? jsonLine(entry) : text);
 }
 
@@ -66,7 +70,10 @@ export function logEntry(entry: LogEntry, text: string): void {
  * from `fields` when the caller knows it, else from the text (see lineCodes.ts).
  */
 export function logLine(line: string, fields: LogFields = {}): void {
-  if (captured !== null && classifyLine(line, fields).level === "error") captured.push(line);
+  if (captured !== null && classifyLine(line, fields).level === "error") {
+    captured.push(line);
+    if (fields.code === "E_START_REFUSED") fields = { ...fields, code: "E_RELOAD_REFUSED" };
+  }
   if (format === "text") {
     process.stderr.write(`toolgate: ${printable(line)}\n`);
     return;

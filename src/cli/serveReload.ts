@@ -1,0 +1,73 @@
+import { configReloadEvent, shortDigest } from "../audit/reloadEvent.js";
+import type { AuditSink } from "../audit/sink.js";
+import type { LogFields } from "../engine/model/logFields.js";
+import type { ClientContext, Gateway } from "../serve/gateway.js";
+import { withCapturedErrors } from "./log/stderrLog.js";
+import { readServeConfig, type ServeConfig } from "./serveConfig.js";
+import type { ServeFlags } from "./serveFlags.js";
+import type { ServePrincipals } from "./servePrincipals.js";
+
+export interface ServeReloadDeps {
+  flags: ServeFlags;
+  http: boolean;
+  gateway: Gateway;
+  audit: AuditSink | null;
+  log(line: string, fields?: LogFields): void;
+}
+
+/**
+ * One reload of serve's configuration (SIGHUP, or a watched file changed): read and checked exactly as at
+ * start; when valid, the gateway's policy and every open session's context are replaced between requests
+ * (sessions and connections kept; a session whose tokens-file entry is gone is closed); when not, every
+ * error is printed and the configuration in force stays. One line and one audit event either way. Resolves
+ * with the new configuration when it was applied (the listener then takes its tokens), else null.
+ */
+export async function reloadServe(deps: ServeReloadDeps, trigger: string): Promise<ServeConfig | null> {
+  const oldDigest = deps.gateway.policyDigest;
+  const { value, errors } = withCapturedErrors(() => readServeConfig(deps.flags, deps.http));
+  if (typeof value === "number" || errors.length > 0) {
+    if (errors.length === 0) errors.push("the configuration could not be read (see the lines above)");
+    deps.log(
+      `E_RELOAD_REFUSED: configuration reload (${trigger}) refused: ${errors.length} ${errors.length === 1 ? "error" : "errors"}; the configuration in force (policy ${shortDigest(oldDigest)}) stays`,
+      { code: "E_RELOAD_REFUSED" },
+    );
+    write(deps, configReloadEvent({ session: "gateway", trigger, oldDigest, newDigest: null, errors }));
+    return null;
+  }
+  const { kept, closed } = deps.gateway.reload(value.loaded.policy, currentClient(value.admitted));
+  const newDigest = deps.gateway.policyDigest;
+  deps.log(
+    `configuration reloaded (${trigger}): policy ${shortDigest(oldDigest)} -> ${shortDigest(newDigest)}; ${kept} open ${kept === 1 ? "session" : "sessions"} decided anew` +
+      (closed === 0 ? "" : `, ${closed} closed (their tokens-file entry is gone or changed)`),
+    { code: "I_CONFIG_RELOAD" },
+  );
+  write(deps, configReloadEvent({ session: "gateway", trigger, oldDigest, newDigest }));
+  return value;
+}
+
+/**
+ * What an open session's client is after the reload: its entry by name, if it is still there and still
+ * grants /mcp with the same token (static tokens) or to the same principal (OAuth); else null (closed).
+ */
+function currentClient(admitted: ServePrincipals): (was: ClientContext) => ClientContext | null {
+  return (was) => {
+    const entry = admitted.clients.find((c) => c.client === was.client);
+    if (entry !== undefined) {
+      if (was.digest !== undefined && (entry.digest === undefined || !entry.digest.equals(was.digest)))
+        return null;
+      return entry.principal.key === was.principal.key ? entry : null;
+    }
+    const oauth = admitted.oauth.find((o) => o.label === was.client && o.rights.mcp);
+    return oauth === undefined ? null : oauth.context(was.principal);
+  };
+}
+
+function write(deps: ServeReloadDeps, event: ReturnType<typeof configReloadEvent>): void {
+  try {
+    deps.audit?.write(event);
+  } catch (error) {
+    deps.log(
+      `E_AUDIT_WRITE: the reload could not be recorded: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
