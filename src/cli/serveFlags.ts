@@ -1,8 +1,9 @@
+import type { OpsFlags } from "./opsOptions.js";
 import type { ServeMode } from "../serve/serveMode.js";
 import type { ContextFlags } from "./contextOptions.js";
 
 /** `toolgate serve`'s flags as commander parses them (shared by its stdio and HTTP halves). */
-export interface ServeFlags extends ContextFlags {
+export interface ServeFlags extends ContextFlags, OpsFlags {
   stdio?: boolean;
   http?: number;
   state?: string;

@@ -10,6 +10,7 @@ import { fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import type { ServeDashboard } from "./serveDashboard.js";
 import { oauthDoors } from "./serveOAuth.js";
 import type { ServePrincipals } from "./servePrincipals.js";
+import type { ServeOps } from "./serveOps.js";
 
 /**
  * `serve --http`: the listener with its tokens, OAuth, replica directory and dashboard; runs until a signal
@@ -23,6 +24,7 @@ export async function serveHttp(
   log: (line: string) => void,
   state: SharedState,
   ui: ServeDashboard | null,
+  ops: ServeOps | null,
 ): Promise<number | null> {
   if (flags.announce !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(flags.announce)) {
     return fail(
@@ -91,6 +93,7 @@ export async function serveHttp(
       ...(directory === undefined ? {} : { directory }),
       ...(ui === null ? {} : { ui: ui.ui }),
       ...(oauth === undefined ? {} : { oauth }),
+      ...(ops === null ? {} : { ops: ops.routes }),
       onAuthRefused: (refusal) =>
         audit?.write({
           event: "request",
@@ -129,6 +132,7 @@ export async function serveHttp(
   const stop = (): void => {
     void server
       .close()
+      .then(() => ops?.close())
       .then(() => closeAuditSink(audit))
       .then(() => state.close())
       .then(() => process.exit(0));

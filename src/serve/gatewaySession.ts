@@ -1,4 +1,5 @@
 import { LOG_LEVELS, type Era } from "../engine/protocol/eras.js";
+import type { SessionWatch } from "../ops/gatewayMetrics.js";
 import type { ServerIdentity } from "../engine/protocol/resultShape.js";
 import { INVALID_PARAMS, type JsonObject } from "../engine/rpc/jsonRpc.js";
 import { MemoryApprovalClaims } from "../session/approvalClaims.js";
@@ -73,6 +74,7 @@ export class GatewaySession implements ClientHandler {
   private readonly shareKeys = new Map<string, string>();
   private readonly asker: ApprovalChannel;
   onclose: (() => void) | undefined;
+  private readonly counted: SessionWatch | undefined;
 
   /** Who this session serves (see SessionOptions.principal). */
   readonly principal: Principal;
@@ -81,6 +83,8 @@ export class GatewaySession implements ClientHandler {
     const { context } = options;
     this.principal = options.principal ?? localPrincipal(`session ${options.sessionId}`);
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    // A persistent session serves a principal's modern-era requests; the others are 2025-era sessions.
+    this.counted = options.metrics?.session(options.persistent === true ? "modern" : "legacy");
     this.pool = options.upstreams ?? new UpstreamPool();
     this.asker = new ApprovalChannel({
       timeoutMs: this.approvalTimeoutMs,
@@ -102,6 +106,7 @@ export class GatewaySession implements ClientHandler {
       approvalWays: { surface: "serve", dashboard: options.desk !== undefined },
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
       ...(options.counter === undefined ? {} : { counter: options.counter }),
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
     this.order = context.servers.map((s) => s.name);
     for (const config of context.servers) {
@@ -188,6 +193,7 @@ export class GatewaySession implements ClientHandler {
   private async shutdown(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.counted?.closed();
     await Promise.all([...this.shareKeys.values()].map((key) => this.pool.detach(key, this.member)));
     this.onclose?.();
   }
