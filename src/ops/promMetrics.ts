@@ -123,6 +123,8 @@ export class PromMetrics implements GatewayMetrics, StatusSource, MetricsSource 
       labelNames: ["result"],
       registers,
     });
+    // Both results exist from the start, so a rate over them is defined before the first reload.
+    for (const result of ["applied", "refused"] as const) this.reloads.inc({ result }, 0);
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
     this.samples.push({ at: Date.now(), total: 0 });
     this.sampler = setInterval(() => this.sample(), SAMPLE_MS);

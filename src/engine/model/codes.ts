@@ -194,6 +194,9 @@ export const REPLICA_CODES = ["E_REPLICA_UNPROVEN"] as const;
 /** Opening `serve`'s state store (`--state`, `state:` in config.yaml): it is refused before anything starts. */
 export const STATE_OPEN_CODES = ["E_STATE_URL", "E_STATE_SECRET", "E_STATE_CA"] as const;
 
+/** The operator's endpoints (`/readyz`, `/metrics`; src/ops): what they answer when they refuse. */
+export const OPS_CODES = ["E_NOT_READY", "E_METRICS_TOKEN"] as const;
+
 export const ALL_CODES = [
   ...REASON_CODES,
   ...ITEM_DECISION_CODES,
@@ -208,6 +211,7 @@ export const ALL_CODES = [
   ...DASHBOARD_CODES,
   ...REPLICA_CODES,
   ...STATE_OPEN_CODES,
+  ...OPS_CODES,
 ] as const;
 
 /** Any code toolgate prints or records. */
