@@ -88,7 +88,10 @@ function call(
         resolve("forward");
         return answered;
       },
-      ask: () => Promise.resolve({ approved: approve }),
+      ask: () =>
+        Promise.resolve(
+          approve ? { approved: true as const } : { approved: false as const, outcome: "decline" as const },
+        ),
       answer: () => resolve("answer"),
       error: () => resolve("error"),
       withdrawn: () => resolve("withdrawn"),
