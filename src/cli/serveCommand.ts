@@ -31,7 +31,8 @@ import { UpstreamPool } from "../serve/upstreamPool.js";
 import { addStartupTimeoutOption, collect, integer } from "./optionParsers.js";
 import { EXIT_BAD_INPUT, fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import { serveHttp } from "./serveHttpListener.js";
-import { addServeOpsOptions, opsFlagsProblem } from "./opsOptions.js";
+import { addServeOpsOptions } from "./opsOptions.js";
+import { opsFlagsProblem } from "./serveOpsFlags.js";
 import { catalogFetcher } from "./dashboardCatalogs.js";
 
 /** A forwarded request may take this long (reset by each progress notification) unless the client cancels. */
