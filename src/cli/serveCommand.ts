@@ -35,6 +35,9 @@ import { UpstreamPool } from "../serve/upstreamPool.js";
 import { addStartupTimeoutOption, collect, integer } from "./optionParsers.js";
 import { fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import { serveHttp } from "./serveHttpListener.js";
+import { addServeOpsOptions } from "./opsOptions.js";
+import { opsFlagsProblem } from "./serveOpsFlags.js";
+import { catalogFetcher } from "./dashboardCatalogs.js";
 
 /** A forwarded request may take this long (reset by each progress notification) unless the client cancels. */
 const DEFAULT_REQUEST_TIMEOUT_MS = 10 * 60_000;
@@ -51,7 +54,7 @@ export function registerServeCommand(program: Command): void {
     .description(
       "one MCP server in front of every enabled server of the configuration directory, over stdio or Streamable HTTP, with the same decisions for listing and calling",
     );
-  addLogFormatOption(addStartupTimeoutOption(addContextOptions(command)))
+  addLogFormatOption(addServeOpsOptions(addStartupTimeoutOption(addContextOptions(command))))
     .option("--stdio", "serve one client on stdin/stdout (the default)")
     .option(
       "--http <port>",
@@ -226,6 +229,11 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   const { policy } = loaded;
   const { clients, operators } = admitted;
   secrets = new SecretScrubber(loaded.config.mcp.servers);
+  const opsProblem = opsFlagsProblem(flags, http, loaded.config);
+  if (opsProblem !== null) return fail(opsProblem);
+  // Metrics where they can be read (the gateway's port, --metrics-port); prom-client is loaded only then.
+  const serveOps = http || flags.metricsPort !== undefined ? await import("./serveOps.js") : null;
+  const metrics = serveOps?.gatewayMetrics() ?? null;
   let keys;
   try {
     keys = loadApprovalKeys({
@@ -256,6 +264,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
           dir: loaded.dir,
           policyFlag: flags.policy,
           operators,
+          ...(metrics === null ? {} : { status: metrics }),
           clientTokens: clients.flatMap((c) =>
             c.digest === undefined || operators.some((o) => o.principal.key === c.principal.key)
               ? []
@@ -277,7 +286,19 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     log,
   );
   if ("why" in opened) return stateRefused(opened);
-  const { state } = opened;
+  const ops =
+    serveOps === null || metrics === null
+      ? null
+      : serveOps.serveOps(
+          flags,
+          loaded.config,
+          metrics,
+          opened.state,
+          catalogFetcher(Math.max(DEFAULT_UPSTREAM_TIMEOUT_MS, flags.startupTimeout * 1000), log),
+          loaded.dir,
+        );
+  const state = ops?.state ?? opened.state;
+  if (ui !== null) metrics?.approvalsWaiting(() => ui.desk.size);
   // One store of spent approval ids (and request-state nonces) for every session: an artifact spent by one
   // client is spent for all, across the replicas with Redis.
   const approvals = { keys, claims: state };
@@ -301,6 +322,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     requestStates,
     count: (principal, isToolCall) => state.count(principal, isToolCall),
     upstreams: new UpstreamPool(log),
+    ...(metrics === null ? {} : { metrics }),
     ...(ui === null ? {} : { desk: ui.desk }),
     log,
   });
@@ -314,13 +336,20 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
       ...(location === null ? [] : [location.path]),
       ...(flags.tokens === undefined ? [] : [flags.tokens]),
     ],
-    reload: (trigger) => reloadServe({ flags, http, gateway, audit, log }, trigger),
+    reload: async (trigger) => {
+      const applied = await reloadServe({ flags, http, gateway, audit, log }, trigger);
+      ops?.metrics.reload(applied === null ? "refused" : "applied");
+      return applied;
+    },
     drainMs: flags.drainTimeout * 1000,
+    ops,
   };
 
   if (flags.dryRun === true)
     log("dry run: every call and list is decided and recorded, and forwarded anyway", { code: "I_DRY_RUN" });
   started();
+  const opsRefused = (await ops?.start(log)) ?? null;
+  if (opsRefused !== null) return fail(opsRefused);
   if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log, lifecycle);
   return serveHttp(flags, admitted, newSession, audit, log, state, ui, lifecycle);
 }

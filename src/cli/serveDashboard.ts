@@ -14,6 +14,7 @@ import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
 import type { ConfigDir } from "../engine/model/configDir.js";
 import { policyLocation } from "./contextOptions.js";
 import { catalogFetcher } from "./dashboardCatalogs.js";
+import type { StatusSource } from "../ops/gatewayStatus.js";
 
 /**
  * `serve --http --dashboard`: the dashboard's pages on serve's own listener, at /ui/. Operators sign in:
@@ -47,6 +48,8 @@ export function serveDashboard(options: {
   operators: readonly OperatorToken[];
   /** Static tokens of MCP clients that may not sign in: refused with why, not as unknown. */
   clientTokens: readonly Buffer[];
+  /** The gateway's status (its metrics' counters) for the status panel. */
+  status?: StatusSource;
   log: (line: string) => void;
 }): ServeDashboard {
   const live = new LiveFeed();
@@ -76,6 +79,7 @@ export function serveDashboard(options: {
     log: (line) => options.log(`dashboard: ${line}`),
     live,
     desk,
+    ...(options.status === undefined ? {} : { status: options.status }),
   };
   const ui = dashboardHandler(pages, () => null);
   return {

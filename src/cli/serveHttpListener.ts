@@ -90,6 +90,7 @@ export async function serveHttp(
       ...(directory === undefined ? {} : { directory }),
       ...(ui === null ? {} : { ui: ui.ui }),
       ...(oauth === undefined ? {} : { oauth }),
+      ...(lifecycle.ops === null ? {} : { ops: lifecycle.ops.routes }),
       onAuthRefused: (refusal) =>
         audit?.write({
           event: "request",
@@ -126,6 +127,7 @@ export async function serveHttp(
     );
   }
   const running = server;
+  const { ops } = lifecycle;
   const watcher = watchForReload({
     paths: lifecycle.watch,
     log,
@@ -140,10 +142,14 @@ export async function serveHttp(
   onStopSignals(
     log,
     lifecycle.drainMs,
-    (ms) => running.drain(ms),
+    (ms) => {
+      ops?.readiness.setDraining();
+      return running.drain(ms);
+    },
     async () => {
       watcher.close();
       await running.close();
+      await ops?.close();
       await closeAuditSink(audit);
       await state.close();
       process.exit(0);

@@ -1,4 +1,5 @@
 import type { ServeConfig } from "./serveConfig.js";
+import type { ServeOps } from "./serveOps.js";
 
 /** How a running serve reloads and stops. */
 export interface ServeLifecycle {
@@ -8,6 +9,8 @@ export interface ServeLifecycle {
   reload(trigger: string): Promise<ServeConfig | null>;
   /** `--drain-timeout`: how long the requests in flight get after SIGTERM/SIGINT. */
   drainMs: number;
+  /** Health, readiness and metrics (`null` without --http, --metrics-port or --require-server). */
+  ops: ServeOps | null;
 }
 
 /**

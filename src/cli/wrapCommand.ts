@@ -24,6 +24,8 @@ import { pinServer } from "./wrapPinServer.js";
 import { logDiagnostic, logEntry, logLine } from "./log/stderrLog.js";
 import { addLogFormatOption, applyLogFormat } from "./log/logFormatOption.js";
 import type { LogFields } from "../engine/model/logFields.js";
+import { addMetricsPortOptions } from "./opsOptions.js";
+import type { WrapMetrics } from "../wrap/wrapMetrics.js";
 
 interface WrapOptions extends WrapConfigFlags {
   policy?: string;
@@ -36,6 +38,8 @@ interface WrapOptions extends WrapConfigFlags {
   approvalTimeout: number;
   approvalKey: string[];
   startupTimeout: number;
+  metricsPort?: number;
+  metricsHost: string;
 }
 
 /** Exit status when toolgate itself refuses to start (bad policy, unwritable audit log, bad flags). */
@@ -55,7 +59,7 @@ export function registerWrapCommand(program: Command): void {
       "apply the filter layers of this mcp.json server of the configuration directory; " +
         "its command is run when none is given after -- (a command after -- wins)",
     );
-  addLogFormatOption(addStartupTimeoutOption(addContextOptions(command, false)))
+  addLogFormatOption(addMetricsPortOptions(addStartupTimeoutOption(addContextOptions(command, false))))
     .option("--audit-log <file>", "append one JSON line per decision to this file")
     .option(
       "--dry-run",
@@ -168,6 +172,8 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
             );
           },
         });
+  const metered = await wrapMetrics(options, serverId, log);
+  if (metered === "refused") return EXIT_BAD_INPUT;
   // From here on stderr is the running server's; the record is only for failures before it.
   started();
   try {
@@ -207,15 +213,18 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
               plan.startupTimeoutMs === undefined
                 ? "--startup-timeout <seconds>"
                 : `"startup_timeout" in the mcp.json entry of '${options.server ?? ""}'`,
+            ...(metered === null ? {} : { metrics: metered.meter.named }),
           },
-          peers,
+          metered === null ? peers : metered.meter.peers(peers),
         );
+        metered?.ready();
         live = { gate, announce: () => proxy.policyReloaded() };
-        return proxy;
+        return metered === null ? proxy : metered.meter.handler(proxy);
       },
     });
   } finally {
     watcher?.close();
+    await metered?.close();
     // Bounded: spans a collector has not taken within the wait are dropped, the exit is not held up.
     await closeAuditSink(audit);
   }
@@ -283,4 +292,51 @@ function positiveInteger(value: string): number {
     throw new InvalidArgumentError("expected a positive integer");
   }
   return n;
+}
+
+/**
+ * `--metrics-port`: wrap's decisions, call times and server state on a listener of their own (prom-client
+ * is loaded only then). `null` without the flag; "refused" when the port cannot be had (said on stderr).
+ */
+async function wrapMetrics(
+  options: WrapOptions,
+  serverId: string | undefined,
+  log: (line: string) => void,
+): Promise<{ meter: WrapMetrics; ready(): void; close(): Promise<void> } | null | "refused"> {
+  if (options.metricsPort === undefined) return null;
+  const [{ PromMetrics }, { Readiness }, { startMetricsListener }, { WrapMetrics }] = await Promise.all([
+    import("../ops/promMetrics.js"),
+    import("../ops/readiness.js"),
+    import("../ops/metricsListener.js"),
+    import("../wrap/wrapMetrics.js"),
+  ]);
+  const metrics = new PromMetrics();
+  // wrap keeps no state store and requires no server but its own: ready once its proxy is in place.
+  const readiness = new Readiness({
+    stateStore: () => Promise.resolve(true),
+    requiredServers: [],
+    hasCatalog: () => true,
+  });
+  try {
+    const listener = await startMetricsListener({
+      host: options.metricsHost,
+      port: options.metricsPort,
+      metrics,
+      readiness,
+    });
+    log(`metrics on ${listener.origin}/metrics`);
+    return {
+      meter: new WrapMetrics(metrics, options.server ?? options.label ?? serverId ?? ""),
+      ready: () => readiness.setConfigured(),
+      close: async () => {
+        metrics.close();
+        await listener.close();
+      },
+    };
+  } catch (error) {
+    log(
+      `cannot listen on ${options.metricsHost}:${options.metricsPort} (--metrics-port): ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return "refused";
+  }
 }

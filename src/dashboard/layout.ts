@@ -5,13 +5,14 @@ import { markup, type SafeHtml } from "./html.js";
  * sign-out button with the session's CSRF token. No script anywhere: everything is a link or a form.
  */
 
-export type PageName = "matrix" | "audit" | "live" | "approvals";
+export type PageName = "matrix" | "audit" | "live" | "approvals" | "status";
 
 const NAV: readonly [PageName, string, string][] = [
   ["matrix", "/ui/", "Verdict matrix"],
   ["live", "/ui/live", "Live"],
   ["audit", "/ui/audit", "Audit"],
   ["approvals", "/ui/approvals", "Approvals"],
+  ["status", "/ui/status", "Status"],
 ];
 
 function shell(title: string, body: SafeHtml): string {

@@ -30,6 +30,8 @@ import type { ApprovalDesk } from "../session/approvalDesk.js";
 import { liveBody, liveEvents } from "./livePage.js";
 import { LIVE_SCRIPT } from "./liveScript.js";
 import { answerApproval, approvalsBody } from "./approvalsPage.js";
+import { statusBody } from "./statusPage.js";
+import type { StatusSource } from "../ops/gatewayStatus.js";
 import { oauthRoute, type OAuthSignIn } from "./oauthRoutes.js";
 import type { ContextSelection } from "../engine/model/configDir.js";
 import type { Operator } from "../engine/model/principal.js";
@@ -66,6 +68,8 @@ export interface DashboardPages {
   desk?: ApprovalDesk;
   /** serve with OAuth: signing in with the identity provider, beside the token. */
   oauthSignIn?: OAuthSignIn;
+  /** serve: the gateway's status, from its metrics (the status panel). */
+  status?: StatusSource;
 }
 
 export interface RunningDashboard {
@@ -253,6 +257,10 @@ export function dashboardHandler(
         onEnd: session.onEnd,
         live: () => sessions.live(session),
       });
+    }
+    if (path === "/ui/status") {
+      const status = options.status === undefined ? null : await options.status.status();
+      return send(res, 200, page("Status", "status", session.csrf, statusBody(status)));
     }
     if (path === "/ui/approvals") {
       return send(

@@ -1,4 +1,5 @@
 import { LOG_LEVELS, type Era } from "../engine/protocol/eras.js";
+import type { SessionWatch } from "../ops/gatewayMetrics.js";
 import type { ServerIdentity } from "../engine/protocol/resultShape.js";
 import { INVALID_PARAMS, type JsonObject } from "../engine/rpc/jsonRpc.js";
 import { MemoryApprovalClaims } from "../session/approvalClaims.js";
@@ -62,7 +63,7 @@ export class GatewaySession implements ClientHandler {
   private readonly subscriptions = new Map<string, Set<string>>();
   /** Modern clients' `subscriptions/listen` streams and the other ways the client is told things. */
   private readonly streams = new ClientStreams();
-  private closed = false;
+  ended = false; // closed: the gateway forgets it at its next reload
   /** Per server, what this session's client was last shown of its tools (see visibleFingerprint). */
   private readonly shownLists = new Map<string, string>();
   /** Servers a list was answered without (still starting): announced once their catalog is in. */
@@ -76,17 +77,19 @@ export class GatewaySession implements ClientHandler {
   private readonly shareKeys = new Map<string, string>();
   private readonly asker: ApprovalChannel;
   onclose: (() => void) | undefined;
+  private readonly counted: SessionWatch | undefined;
 
   /** Who this session serves (see SessionOptions.principal). */
   readonly principal: Principal;
 
-  /** The policy's limits and digest, replaced by a reload (see reconfigure). */
-  private readonly limits: ReloadableGate;
+  private readonly limits: ReloadableGate; // the policy's limits and digest, replaced by reconfigure
   constructor(private readonly options: SessionOptions) {
     const { context } = options;
     this.limits = reloadableGate(context.policy);
     this.principal = options.principal ?? localPrincipal(`session ${options.sessionId}`);
     this.approvalTimeoutMs = options.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    // A persistent session serves a principal's modern-era requests; the others are 2025-era sessions.
+    this.counted = options.metrics?.session(options.persistent === true ? "modern" : "legacy");
     this.pool = options.upstreams ?? new UpstreamPool();
     this.asker = new ApprovalChannel({
       timeoutMs: this.approvalTimeoutMs,
@@ -108,6 +111,7 @@ export class GatewaySession implements ClientHandler {
       approvalWays: { surface: "serve", dashboard: options.desk !== undefined },
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
       ...(options.counter === undefined ? {} : { counter: options.counter }),
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
     this.order = context.servers.map((s) => s.name);
     for (const config of context.servers) {
@@ -165,7 +169,7 @@ export class GatewaySession implements ClientHandler {
       shownLists: this.shownLists,
       subscriptions: this.subscriptions,
       requestTimeoutMs: options.requestTimeoutMs,
-      closed: () => this.closed,
+      closed: () => this.ended,
       logLevel: () => this.logLevel,
       legacyLink: () => this.legacyLink(),
       relatedRequest: (server) => this.relatedRequest(server),
@@ -193,10 +197,6 @@ export class GatewaySession implements ClientHandler {
     this.notifyClient("notifications/tools/list_changed");
   }
 
-  get ended(): boolean {
-    return this.closed;
-  }
-
   /** Ends the session: its client connections and its upstream connections (and the servers it started). */
   async close(): Promise<void> {
     await Promise.all([...this.links].map((link) => link.close()));
@@ -204,8 +204,9 @@ export class GatewaySession implements ClientHandler {
   }
 
   private async shutdown(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+    if (this.ended) return;
+    this.ended = true;
+    this.counted?.closed();
     await Promise.all([...this.shareKeys.values()].map((key) => this.pool.detach(key, this.member)));
     this.onclose?.();
   }
@@ -393,7 +394,7 @@ export class GatewaySession implements ClientHandler {
 
   /** To the client: on the stream of `related` when given, else on the legacy connection's own. */
   private notifyClient(method: string, params?: Json, related?: RequestScope): void {
-    if (this.closed) return;
+    if (this.ended) return;
     this.streams.notify(this.legacyLink(), method, params, related);
   }
 }

@@ -40,6 +40,7 @@ export function serverSlot(
       ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
       backoff: options.backoff,
       hooks: { ...hooks, log: options.log },
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     });
   let link: UpstreamLink | null = null;
   const slot = { name, config, view, secrets: new SecretScrubber([config]) } as ServerSlot;

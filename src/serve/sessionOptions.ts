@@ -9,6 +9,7 @@ import type { Backoff, ConnectUpstream } from "../upstream/upstreamLink.js";
 import type { SessionContext } from "./sessionContext.js";
 import type { ServeMode } from "./serveMode.js";
 import type { UpstreamPool } from "./upstreamPool.js";
+import type { GatewayMetrics } from "../ops/gatewayMetrics.js";
 
 /** What one client session of `toolgate serve` is made with (gatewaySession.ts), and its defaults. */
 
@@ -62,6 +63,8 @@ export interface SessionOptions {
    * otherwise. Absent: this session's own servers.
    */
   upstreams?: UpstreamPool;
+  /** Where the session, its decisions and its servers' states are counted (the gateway's `/metrics`). */
+  metrics?: GatewayMetrics;
   log: (line: string) => void;
 }
 

@@ -211,7 +211,7 @@ export class ToolRouter {
         uncounted: (reason) => resolve(how.uncounted(reason)),
         forward: (params, approved, failed) => {
           const to = slot!;
-          this.deps
+          return this.deps
             .forward(to, "tools/call", params, request)
             .then((result) => {
               const rewritten = rewriteToolResult(result, to.name);

@@ -15,6 +15,7 @@ import {
 import type { AuditSink } from "../audit/sink.js";
 import type { Rule } from "../engine/model/decision.js";
 import type { JsonRpcId } from "../engine/rpc/jsonRpc.js";
+import { NO_METRICS, type GatewayMetrics } from "../ops/gatewayMetrics.js";
 
 /** Who the events of one session are about. */
 export interface AuditIdentity {
@@ -90,22 +91,35 @@ export interface ItemListFacts {
 }
 
 /**
- * Writes the decision events of one session. Every write answers whether it happened: a decision to forward
- * that could not be recorded is turned into a refusal by the caller. An event is built only when there is a
- * log to write it to, so the hot path without `--audit-log` pays for neither the timestamp nor the digest.
+ * Writes the decision events of one session, and counts each call decision and each tool a list hid for
+ * the gateway's metrics (`toolgate_decisions_total`). Every write answers whether it happened: a decision to
+ * forward that could not be recorded is turned into a refusal by the caller (and counted as that refusal).
+ * An event is built only when there is a log to write it to, so the hot path without `--audit-log` pays for
+ * neither the timestamp nor the digest.
  */
 export class AuditRecorder {
   constructor(
     private readonly sink: AuditSink | null,
     private readonly identity: AuditIdentity,
     private readonly log: (line: string) => void,
+    private readonly metrics: GatewayMetrics = NO_METRICS,
   ) {}
 
+  /** Whether call facts are wanted at all: an audit log to write them to, or metrics to count them in. */
   get enabled(): boolean {
-    return this.sink !== null;
+    return this.sink !== null || this.metrics !== NO_METRICS;
   }
 
   call(facts: CallFacts): boolean {
+    const recorded = this.recordCall(facts);
+    // An allowed call that could not be recorded is refused (E_AUDIT_WRITE): counted as what the client got.
+    if (recorded || facts.decision !== "allow")
+      this.metrics.decision(facts.decision, facts.code, facts.server);
+    else this.metrics.decision("deny", "E_AUDIT_WRITE", facts.server);
+    return recorded;
+  }
+
+  private recordCall(facts: CallFacts): boolean {
     if (this.sink === null) return true;
     // Written out rather than spread together: this runs once per audited call.
     const digest = argumentsDigest(facts.args);
@@ -131,6 +145,8 @@ export class AuditRecorder {
   }
 
   list(facts: ListFacts): boolean {
+    const verdict = facts.decision === "filtered" ? "hidden" : "would-hide";
+    for (const hidden of facts.hidden) this.metrics.decision(verdict, hidden.code, facts.server);
     if (this.sink === null) return true;
     const event: ToolListEvent = {
       time: new Date().toISOString(),

@@ -20,6 +20,7 @@ import { catalogToolContext, listedToolContext, type ServerView } from "./server
 import type { CatalogSnapshot } from "./toolCatalog.js";
 import type { Settled } from "../state/settled.js";
 import type { Principal } from "../engine/model/principal.js";
+import { NO_METRICS, type GatewayMetrics } from "../ops/gatewayMetrics.js";
 
 export type { DescribeStep } from "./describeTool.js";
 
@@ -56,6 +57,8 @@ export interface ToolSessionOptions {
    * and the gateway's replicas (serve). Absent: this session's own counts.
    */
   counter?: RequestCounter;
+  /** Where decisions and call timings are counted (the gateway's `/metrics`); absent: nowhere. */
+  metrics?: GatewayMetrics;
 }
 
 /** Counts one request (a tool call also as a call); the counts before it. Rejects when it cannot count. */
@@ -101,9 +104,11 @@ export class ToolSession {
   /** The records of requests that are no decision about a call (sessionRecords.ts). */
   private readonly records: SessionRecords;
   private readonly warnings: CatalogWarnings;
+  readonly metrics: GatewayMetrics;
 
   constructor(private readonly options: ToolSessionOptions) {
-    this.recorder = new AuditRecorder(options.audit, options.identity, options.log);
+    this.metrics = options.metrics ?? NO_METRICS;
+    this.recorder = new AuditRecorder(options.audit, options.identity, options.log, this.metrics);
     this.approvalKeys = options.approvals?.keys ?? approvalKeyring({});
     this.pipeline = {
       recorder: this.recorder,

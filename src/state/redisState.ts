@@ -108,6 +108,10 @@ export class RedisState implements SharedState {
     await this.run(() => this.redis.del(`${this.prefix}session:${sessionId}`));
   }
 
+  async ping(): Promise<void> {
+    await this.run(() => this.redis.ping());
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.redis.disconnect();

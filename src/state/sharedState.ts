@@ -35,6 +35,8 @@ export interface SharedState {
   /** The record as written, `null` when none is (expired, closed, or never opened). */
   ownerOf(sessionId: string): Promise<string | null>;
   disown(sessionId: string): Promise<void>;
+  /** Resolves when the store answers now, rejects (StateUnavailable) when not; absent: it always answers. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }
 

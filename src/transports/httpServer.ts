@@ -68,6 +68,12 @@ export interface HttpServeOptions<T extends HttpClientIdentity> {
   oauth?: OAuthEndpoint<T>;
   /** A request refused before any session (bad or missing credentials), for the audit log; never the token. */
   onAuthRefused?(refusal: { method: string; status: number; code: string; reason: string }): void;
+  /**
+   * The operator's endpoints (/healthz, /readyz, /metrics: ops/opsRoutes.ts): `true` when it answered the
+   * request. Asked before every other check, so probes answer whatever Host they send, during a drain too;
+   * they reveal nothing without a token.
+   */
+  ops?: (req: IncomingMessage, res: ServerResponse) => boolean;
   log(line: string): void;
 }
 
@@ -100,6 +106,7 @@ export async function startHttpServer<T extends HttpClientIdentity>(
   const drain = new DrainGate();
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (options.ops?.(req, res) === true) return;
     if (!guards.admitsOrigin(req, res)) return;
     const path = (req.url ?? "").split("?")[0] ?? "";
     if (options.ui !== undefined && (path === "/ui" || path.startsWith("/ui/"))) return options.ui(req, res);

@@ -4,6 +4,7 @@ import type { McpServerConfig } from "../engine/model/mcpServers.js";
 import { ToolgateError } from "../engine/errors.js";
 import type { Upstream, UpstreamOptions } from "./upstream.js";
 import { ToolCatalog, type CatalogSnapshot, type CatalogState } from "../session/toolCatalog.js";
+import { NO_METRICS, type GatewayMetrics, type UpstreamWatch } from "../ops/gatewayMetrics.js";
 
 /**
  * One client session's connection to one enabled server: opened on first need, kept and reused for every
@@ -50,6 +51,8 @@ export interface LinkOptions {
   maxFrameBytes?: number;
   backoff: Backoff;
   hooks: LinkHooks;
+  /** Where the connection's state, restarts and catalogs are counted (the gateway's `/metrics`). */
+  metrics?: GatewayMetrics;
 }
 
 export class UpstreamUnavailable extends ToolgateError {
@@ -73,8 +76,11 @@ export class UpstreamLink {
   private connectedOnce = false;
   private lastKnown: CatalogSnapshot | null = null;
   private dropReason: string | null = null;
+  private readonly watch: UpstreamWatch;
 
-  constructor(private readonly options: LinkOptions) {}
+  constructor(private readonly options: LinkOptions) {
+    this.watch = (options.metrics ?? NO_METRICS).upstream(options.server.name);
+  }
 
   get name(): string {
     return this.options.server.name;
@@ -171,6 +177,7 @@ export class UpstreamLink {
   async close(): Promise<void> {
     const state = this.state;
     this.state = { kind: "closed" };
+    this.watch.closed();
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
     if (state.kind === "up") await state.upstream.close().catch(() => {});
@@ -208,6 +215,7 @@ export class UpstreamLink {
       },
     );
     this.state = { kind: "connecting", done };
+    this.watch.state("starting");
     return done;
   }
 
@@ -219,11 +227,15 @@ export class UpstreamLink {
     const catalog = new ToolCatalog(
       (cursor) => upstream.listToolsPage(cursor),
       (line) => this.options.hooks.log(`[${this.name}] ${line}`),
-      (snapshot) => this.options.hooks.onCatalog?.(snapshot),
+      (snapshot) => {
+        this.watch.catalog();
+        this.options.hooks.onCatalog?.(snapshot);
+      },
     );
     if (upstream.capabilities.tools === undefined) catalog.setNoTools();
     const state: LinkState = { kind: "up", upstream, catalog, since: Date.now() };
     this.state = state;
+    this.watch.state("up");
     const reconnected = this.connectedOnce;
     this.connectedOnce = true;
     void upstream.closed.then(() => {
@@ -245,6 +257,7 @@ export class UpstreamLink {
     const delay = Math.min(maxMs, initialMs * 2 ** Math.min(this.failures, 30));
     this.failures++;
     this.state = { kind: "down", reason, retryAt: Date.now() + delay };
+    this.watch.state("failed", reason);
     this.options.hooks.log(
       `MCP server '${this.name}' is down (${reason}); retry ${this.failures} in ${formatDelay(delay)}`,
       { code: "W_UPSTREAM_DOWN", server: this.name },
@@ -253,6 +266,7 @@ export class UpstreamLink {
     this.timer = setTimeout(() => {
       this.timer = null;
       if (this.state.kind !== "down") return;
+      this.watch.restarted();
       this.connect().catch(() => {
         // Already recorded by goDown; the next retry is scheduled.
       });

@@ -22,7 +22,7 @@ import {
 import { clientElicitsForms } from "../session/clientCapabilities.js";
 import type { ServerView } from "../session/serverView.js";
 import { ToolCatalog } from "../session/toolCatalog.js";
-import { ToolSession } from "../session/toolSession.js";
+import { ToolSession, type ToolSessionOptions } from "../session/toolSession.js";
 import { sdkUnknownToolAnswer } from "../session/unknownToolAnswer.js";
 import { ApprovalAsker } from "./approvalAsker.js";
 import { PrivateRequests } from "./privateRequests.js";
@@ -38,7 +38,7 @@ import { runCall, type CallPort } from "../session/runCall.js";
 import { MemoryApprovalClaims, type ApprovalClaims } from "../session/approvalClaims.js";
 import { RequestStateCodec } from "../engine/protocol/requestState.js";
 
-export interface PolicyProxyOptions {
+export interface PolicyProxyOptions extends Pick<ToolSessionOptions, "metrics"> {
   gate: ToolGate;
   /** `null`: no audit log. */
   audit: AuditSink | null;
@@ -84,7 +84,6 @@ export interface ProxyPeers {
   toServer(message: JsonRpcMessage): void;
   toClient(message: JsonRpcMessage): void;
 }
-
 const DEFAULT_PRIVATE_TIMEOUT_MS = 10_000;
 const DEFAULT_STARTUP_TIMEOUT_MS = 60_000;
 const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
@@ -159,6 +158,7 @@ export class PolicyProxy {
       principal: localPrincipal("stdio"),
       approvalWays: { surface: "wrap" },
       ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+      metrics: options.metrics,
     });
     this.server = {
       gate: options.gate,

@@ -216,6 +216,9 @@ export const LOG_CODES = [
   "I_CONFIG_RELOAD",
 ] as const;
 
+/** The operator's endpoints (`/readyz`, `/metrics`; src/ops): what they answer when they refuse. */
+export const OPS_CODES = ["E_NOT_READY", "E_METRICS_TOKEN"] as const;
+
 export const ALL_CODES = [
   ...REASON_CODES,
   ...LOG_CODES,
@@ -231,6 +234,7 @@ export const ALL_CODES = [
   ...DASHBOARD_CODES,
   ...REPLICA_CODES,
   ...STATE_OPEN_CODES,
+  ...OPS_CODES,
 ] as const;
 
 /** Any code toolgate prints or records. */

@@ -19,6 +19,7 @@ const FLOORS: readonly (readonly string[])[] = [
   ["engine/rpc", "engine/schema", "engine/pins"],
   ["engine/controls", "engine/protocol"],
   ["engine/policy"],
+  ["ops"],
   ["config", "audit", "state", "auth"],
   ["session", "transports"],
   ["upstream"],
