@@ -1,8 +1,10 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The image test builds the Dockerfile (minutes, as root): `npm run test:image` (vitest.image.config.ts).
+    exclude: [...configDefaults.exclude, "test/image/**"],
     // e2e tests spawn real MCP servers; two cores are shared between them.
     testTimeout: 60_000,
     hookTimeout: 60_000,
