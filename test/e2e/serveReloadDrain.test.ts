@@ -14,6 +14,7 @@ const DENY_ECHO =
   'version: "2.0"\ntools:\n  allow: ["*"]\n  deny: ["echo"]\nenforcement: { unconstrained_tools: allow }\n';
 const BROKEN = 'version: "2.0"\ntools:\n  allow: ["*"\n';
 const ALICE = "alice-reload-token-0123456789abcdef";
+const METRICS_TOKEN = "metrics-reload-token-0123456789";
 const BOB = "bob-reload-token-0123456789abcdef";
 const tokens = (names: Array<[string, string]>): string =>
   names.map(([name, token]) => `- name: ${name}\n  token: ${token}\n`).join("");
@@ -57,6 +58,8 @@ describe("serve reloads its configuration", () => {
       w.tokensFile,
       "--audit-log",
       w.audit,
+      "--metrics-token",
+      METRICS_TOKEN,
     ]);
     running.push(serve);
     const alice = await httpClient(serve.url, ALICE);
@@ -108,6 +111,16 @@ describe("serve reloads its configuration", () => {
     expect(fresh.status).toBe(401);
     expect(await toolNames(alice)).toContain("ev__echo");
 
+    // The reloads are counted where the on-call looks.
+    const metrics = await fetch(new URL("/metrics", serve.url), {
+      headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+    });
+    const text = await metrics.text();
+    expect(text).toMatch(/^toolgate_reloads_total\{result="refused"\} 1$/m);
+    expect(
+      Number(/^toolgate_reloads_total\{result="applied"\} (\d+)$/m.exec(text)?.[1]),
+    ).toBeGreaterThanOrEqual(2);
+
     // SIGHUP reloads and stops nothing.
     serve.proc.kill("SIGHUP");
     await expect.poll(() => serve.stderr(), { timeout: 30_000 }).toContain("configuration reloaded (SIGHUP)");
@@ -130,6 +143,12 @@ describe("serve reloads its configuration", () => {
     await new Promise((r) => setTimeout(r, 1000));
     serve.proc.kill("SIGTERM");
     await expect.poll(() => serve.stderr(), { timeout: 10_000 }).toContain("SIGTERM: draining");
+    // The orchestrator hears it first: not ready (draining), though alive.
+    const ready = await fetch(new URL("/readyz", serve.url)).catch(() => null);
+    if (ready !== null) {
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ check: "draining" });
+    }
     const refused = await fetch(serve.url, {
       method: "POST",
       headers: {
