@@ -21,7 +21,7 @@ import { loadApprovalKeys } from "./approvalKeys.js";
 import { requestStateCodec } from "./requestStateKey.js";
 import { StderrRecord, tellHost } from "./hostNotice.js";
 import { pinServer } from "./wrapPinServer.js";
-import { logDiagnostic, logEntry, logLine } from "./log/stderrLog.js";
+import { logDiagnostic, logEntry, logFormat, logLine } from "./log/stderrLog.js";
 import { addLogFormatOption, applyLogFormat } from "./log/logFormatOption.js";
 import type { LogFields } from "../engine/model/logFields.js";
 import { addMetricsPortOptions } from "./opsOptions.js";
@@ -184,6 +184,16 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
       ...(plan.cwd === undefined ? {} : { cwd: plan.cwd }),
       maxFrameBytes: options.maxFrameBytes,
       keepHangup: watcher !== null,
+      // A JSON log is all JSON: the server's own lines become entries of their own, marked as its.
+      ...(logFormat() === "json"
+        ? {
+            serverStderr: (line: string) =>
+              logLine(line, {
+                code: "I_SERVER_STDERR",
+                ...(serverId === undefined ? {} : { server: serverId }),
+              }),
+          }
+        : {}),
       log,
       // Called right after the server is spawned: compiling the policy's schemas then overlaps with the
       // server's own start-up instead of adding to it. Nothing is read from either side before this returns.

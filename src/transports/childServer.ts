@@ -17,24 +17,30 @@ export interface ChildServerOptions {
   cwd?: string;
   /** Between closing the server's stdin and SIGTERM, and between SIGTERM and SIGKILL. */
   graceMs: number;
+  /** Each line the server writes on stderr; unset: its stderr is ours, byte for byte. */
+  stderrLine?: (line: string) => void;
 }
+
+/** A server's stderr line longer than this is passed on in pieces (a line is never held unbounded). */
+const MAX_STDERR_LINE = 64 * 1024;
 
 /**
  * The MCP server as a child process: stdin/stdout are ours to speak JSON-RPC on, stderr goes straight to
  * our stderr. Shutting down follows the MCP stdio lifecycle: close its stdin, then SIGTERM, then SIGKILL.
  */
 export class ChildServer {
-  readonly process: ChildProcessByStdio<Writable, Readable, null>;
+  readonly process: ChildProcessByStdio<Writable, Readable, Readable | null>;
   /** Resolves with the exit status once the process has exited and its stdout is drained. */
   readonly closed: Promise<number>;
   private exited = false;
 
   constructor(options: ChildServerOptions) {
+    // stdin and stdout are always pipes; stderr is one only when its lines are asked for.
     this.process = spawn(options.command, [...options.args], {
-      stdio: ["pipe", "pipe", "inherit"],
+      stdio: ["pipe", "pipe", options.stderrLine === undefined ? "inherit" : "pipe"],
       ...(options.env === undefined ? {} : { env: options.env }),
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    });
+    }) as unknown as ChildProcessByStdio<Writable, Readable, Readable | null>;
     this.graceMs = options.graceMs;
     this.closed = new Promise<number>((resolve, reject) => {
       this.process.once("error", (error) => {
@@ -46,6 +52,23 @@ export class ChildServer {
         resolve(exitStatus(code, signal));
       });
     });
+    const toLine = options.stderrLine;
+    if (toLine !== undefined && this.process.stderr !== null) {
+      let pending = "";
+      this.process.stderr.setEncoding("utf8");
+      this.process.stderr.on("data", (chunk: string) => {
+        pending += chunk;
+        let at: number;
+        while ((at = pending.indexOf("\n")) >= 0 || pending.length > MAX_STDERR_LINE) {
+          const end = at >= 0 ? at : MAX_STDERR_LINE;
+          toLine(pending.slice(0, end).replace(/\r$/, ""));
+          pending = pending.slice(at >= 0 ? end + 1 : end);
+        }
+      });
+      this.process.stderr.on("end", () => {
+        if (pending !== "") toLine(pending);
+      });
+    }
     // Writing to a server that already exited raises EPIPE on its stdin; the exit itself is handled above.
     this.process.stdin.on("error", () => {});
   }

@@ -43,6 +43,8 @@ export interface StdioWrapOptions {
   output?: Writable;
   /** SIGHUP reloads toolgate's own configuration instead of going to the server (a reload watch is on). */
   keepHangup?: boolean;
+  /** Each line of the server's stderr (--log-format json); unset: the server's stderr is ours. */
+  serverStderr?: (line: string) => void;
 }
 
 const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -61,6 +63,7 @@ export async function runStdioWrap(options: StdioWrapOptions): Promise<number> {
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     graceMs: options.graceMs ?? 2000,
+    ...(options.serverStderr === undefined ? {} : { stderrLine: options.serverStderr }),
   });
 
   let clientGone = false;

@@ -88,15 +88,13 @@ describe("wrap --log-format json", () => {
     const result = await wrapped.client.callTool({ name: "echo", arguments: { message: "hi" } });
     expect(result.isError).toBe(true);
     await wrapped.close();
-    // wrap leaves the server's own stderr as the server wrote it; toolgate's lines start with `{`.
-    const ours = wrapped
-      .stderr()
-      .split("\n")
-      .filter((l) => l.startsWith("{"))
-      .join("\n");
-    const entries = jsonLines(ours);
+    // Every line is JSON, the server's own too: each of its stderr lines an I_SERVER_STDERR entry.
+    const entries = jsonLines(wrapped.stderr());
     expect(entries).toContainEqual(
       expect.objectContaining({ level: "info", code: "E_TOOL_DENIED", tool: "echo" }),
+    );
+    expect(entries).toContainEqual(
+      expect.objectContaining({ code: "I_SERVER_STDERR", message: expect.stringMatching(/Starting/) }),
     );
   });
 });
