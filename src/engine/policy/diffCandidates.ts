@@ -109,7 +109,7 @@ function stringValues(schema: Schema, scopeValues: readonly string[]): unknown[]
     const base = v.endsWith("/") ? v.slice(0, -1) : v;
     out.push(`${base}/example.txt`, v);
   }
-  out.push("example");
+  out.push("/outside-the-scope/example.txt", "example");
   const max = num(schema.maxLength);
   const min = num(schema.minLength);
   if (max !== undefined && max < LONGEST_GENERATED) out.push("x".repeat(max), "x".repeat(max + 1));
@@ -117,7 +117,7 @@ function stringValues(schema: Schema, scopeValues: readonly string[]): unknown[]
   if (schema.format === "date-time") out.push("2026-01-31T12:00:00Z");
   if (schema.format === "uri") out.push("https://example.com/");
   if (schema.format === "email") out.push("someone@example.com");
-  out.push("", "/", "/outside-the-scope/example.txt", "../example.txt");
+  out.push("", "/", "../example.txt");
   return out;
 }
 

@@ -289,13 +289,11 @@ function probeCalls(input: CallStageInput): { examples: DiffExample[]; tried: nu
   };
   const variations = function* (): Generator<Record<string, unknown>> {
     yield base;
-    for (const [name, values] of candidates) {
-      if (Object.hasOwn(base, name)) {
-        const rest = { ...base };
-        delete rest[name];
-        yield rest;
-      }
-      for (const value of values) yield { ...base, [name]: value };
+    for (const [name, values] of candidates) for (const value of values) yield { ...base, [name]: value };
+    for (const name of Object.keys(base)) {
+      const rest = { ...base };
+      delete rest[name];
+      yield rest;
     }
     yield { ...base, [UNEXPECTED_ARGUMENT]: "x" };
     yield {};
