@@ -152,6 +152,7 @@ export const SERVER_CODES = [
   "E_UPSTREAM_TOOLS",
   "E_TOOLS_LIST",
   "E_SERVER_NOT_RUNNING",
+  "E_CATALOG_FILE",
 ] as const;
 
 /** The audit log and `toolgate pin`. */

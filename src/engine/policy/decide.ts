@@ -94,7 +94,8 @@ export function decideCall(
 
   // The argument stages run before approval, so nobody is asked about a call they refuse; their refusal
   // says the approval that would have followed, so the person reading it learns both at once.
-  const approvalEntry = compiled.approvalRequired.firstMatch(tool);
+  const controls = controlEntries(compiled, tool);
+  const approvalEntry = controls.approval;
   const refuse = (code: ReasonCode, reason: string, rule: Rule | null, violations: Violation[] = []) =>
     deny(tool, code, reason + approvalAhead(approvalEntry), rule, violations);
 
@@ -132,7 +133,7 @@ export function decideCall(
 
   const obligations: Obligation[] = [];
 
-  const scopeEntry = compiled.restrictScope.firstMatch(tool);
+  const scopeEntry = controls.scope;
   let scopeObligation: Obligation | undefined;
   if (scopeEntry !== undefined) {
     const rule = entryRule("tools.restrict_scope", scopeEntry);
@@ -163,7 +164,7 @@ export function decideCall(
     obligations.push(approval);
   }
   if (scopeObligation !== undefined) obligations.push(scopeObligation);
-  const redact = compiled.redactArgs.firstMatch(tool);
+  const redact = controls.redact;
   if (redact !== undefined) {
     const o: Obligation = { kind: "redact_args", rule: entryRule("tools.redact_args", redact) };
     const contract = compiled.policy.tools.redactArgsContract;
@@ -180,6 +181,22 @@ export function decideCall(
     rule: name.rule,
     violations: [],
     obligations,
+  };
+}
+
+/** The entries that attach a control to calls of `tool` (first match of each list), as decideCall reads them. */
+export interface ControlEntries {
+  approval: PatternEntry | undefined;
+  scope: PatternEntry | undefined;
+  redact: PatternEntry | undefined;
+}
+
+/** Which controls a call of `tool` gets; decideCall and `policy diff` both read them here. */
+export function controlEntries(compiled: CompiledPolicy, tool: string): ControlEntries {
+  return {
+    approval: compiled.approvalRequired.firstMatch(tool),
+    scope: compiled.restrictScope.firstMatch(tool),
+    redact: compiled.redactArgs.firstMatch(tool),
   };
 }
 
