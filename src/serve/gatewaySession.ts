@@ -103,6 +103,7 @@ export class GatewaySession implements ClientHandler {
       audit: options.audit,
       limits: this.limits.gate,
       dryRun: options.dryRun === true,
+      auditArguments: options.auditArguments === true,
       verbose: options.verbose === true,
       approvalTimeoutMs: this.approvalTimeoutMs,
       log: options.log,

@@ -38,6 +38,8 @@ export interface SessionOptions {
   approvalTimeoutMs?: number;
   /** Decide and record, but forward everything (the audit log says `would-deny` / `would-hide`). */
   dryRun?: boolean;
+  /** `--audit-args`: call events record the arguments (after the redaction). */
+  auditArguments?: boolean;
   /** The longest line accepted from a stdio server (`--max-frame-bytes`). */
   maxFrameBytes?: number;
   /** The keys approval artifacts must be signed with and the process's store of spent ids. */

@@ -46,6 +46,8 @@ export interface PolicyProxyOptions extends Pick<ToolSessionOptions, "metrics"> 
   session: string;
   /** Decide and record, but forward everything (audit says `would-deny` / `would-hide`). */
   dryRun?: boolean;
+  /** `--audit-args`: call events record the arguments (after the redaction). */
+  auditArguments?: boolean;
   /** One readable line per decision through `log`. */
   verbose?: boolean;
   /** Diagnostics: dropped frames, failed catalog fetches, decisions when verbose. One line, no newline. */
@@ -151,6 +153,7 @@ export class PolicyProxy {
       audit: options.audit,
       limits: options.gate,
       dryRun: options.dryRun === true,
+      auditArguments: options.auditArguments === true,
       verbose: options.verbose === true,
       approvalTimeoutMs,
       log: options.log,
