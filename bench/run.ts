@@ -13,7 +13,7 @@ console.log(`toolgate benchmarks — node ${process.version}, ${new Date().toISO
 printTable("policy engine (in-process)", runEngineBench());
 
 // Benchmarks that drive real MCP servers run as their own processes.
-for (const script of ["startup.js", "wrap.js", "serve.js", "replicas.js"]) {
+for (const script of ["startup.js", "wrap.js", "serve.js", "replicas.js", "replay.js"]) {
   const path = join(here, script);
   if (!existsSync(path)) continue;
   const result = spawnSync(process.execPath, [path], { stdio: "inherit" });

@@ -53,6 +53,12 @@ export interface ToolCallEvent extends EventBase {
   args_canonical?: false;
   /** Only for tools under `tools.redact_args`: the arguments as the policy's redaction contract leaves them. */
   args_redacted?: unknown;
+  /**
+   * Only with `--audit-args`, for a call with arguments to a tool not under `tools.redact_args` (those have
+   * `args_redacted`): the arguments as toolgate may write them, secret-looking members masked
+   * (callRedaction.ts). What `toolgate replay` re-decides the call with.
+   */
+  args?: unknown;
   /** Only for tools under `tools.approval_required` (and calls that carried an artifact): how it was approved. */
   approval?: ApprovalRecord;
 }

@@ -44,7 +44,15 @@ interface Previous {
   hash: string;
 }
 
-export function verifyChain(lines: Iterable<FileLine>): ChainReport {
+/**
+ * `onEvent` gets each event whose link held, as parsed (once) for the check, in file order: a reader that
+ * needs the events too (replay) walks the file once. Events before a break have been handed over when the
+ * report says broken; the reader must discard what it made of them.
+ */
+export function verifyChain(
+  lines: Iterable<FileLine>,
+  onEvent?: (line: number, event: Record<string, unknown>) => void,
+): ChainReport {
   const iterator = lines[Symbol.iterator]();
   let previous: Previous | null = null;
   let events = 0;
@@ -88,6 +96,7 @@ export function verifyChain(lines: Iterable<FileLine>): ChainReport {
     }
     previous = { line: number, seq: parsed.seq, hash: lineHash(bytes) };
     events++;
+    onEvent?.(number, parsed.event);
   }
   return {
     ok: true,

@@ -29,3 +29,7 @@ export function addStartupTimeoutOption<C extends Command>(command: C): C {
   );
   return command;
 }
+
+/** `--audit-args` of wrap and serve: what replay needs, off by default (arguments can be personal data). */
+export const AUDIT_ARGS_HELP =
+  "with --audit-log: record each call's arguments in its event (after the redaction: tools under redact_args as their contract says, secret-looking members masked for the rest), so `toolgate replay` can re-decide the calls";

@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   serve: async () => (await import("./serveCommand.js")).registerServeCommand,
   console: async () => (await import("./consoleCommand.js")).registerConsoleCommand,
   audit: async () => (await import("./auditCommand.js")).registerAuditCommand,
+  replay: async () => (await import("./replayCommand.js")).registerReplayCommand,
   pin: async () => (await import("./pinCommand.js")).registerPinCommand,
   approve: async () => (await import("./approveCommand.js")).registerApproveCommand,
   dashboard: async () => (await import("./dashboardCommand.js")).registerDashboardCommand,

@@ -32,7 +32,7 @@ import { openState, stateRefused } from "./serveState.js";
 import { serveDashboard } from "./serveDashboard.js";
 import { UpstreamPool } from "../serve/upstreamPool.js";
 
-import { addStartupTimeoutOption, collect, integer } from "./optionParsers.js";
+import { addStartupTimeoutOption, AUDIT_ARGS_HELP, collect, integer } from "./optionParsers.js";
 import { fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import { serveHttp } from "./serveHttpListener.js";
 import { addServeOpsOptions } from "./opsOptions.js";
@@ -134,6 +134,7 @@ export function registerServeCommand(program: Command): void {
       120,
     )
     .option("--audit-log <file>", "append one JSON line per decision to this file")
+    .option("--audit-args", AUDIT_ARGS_HELP)
     .option(
       "--oauth-issuer <url>",
       "accept OAuth 2.1 access tokens (JWT) of this authorization server (repeatable); the tokens file's claims: entries map them to contexts",
@@ -229,6 +230,12 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   const { policy } = loaded;
   const { clients, operators } = admitted;
   secrets = new SecretScrubber(loaded.config.mcp.servers);
+  if (flags.auditArgs === true && flags.auditLog === undefined) {
+    return fail(
+      "--audit-args records arguments in the audit log: give the log with --audit-log FILE",
+      "E_USAGE",
+    );
+  }
   const opsProblem = opsFlagsProblem(flags, http, loaded.config);
   if (opsProblem !== null) return fail(opsProblem);
   // Metrics where they can be read (the gateway's port, --metrics-port); prom-client is loaded only then.
@@ -316,6 +323,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     backoff: DEFAULT_BACKOFF,
     approvalTimeoutMs: flags.approvalTimeout * 1000,
     dryRun: flags.dryRun === true,
+    auditArguments: flags.auditArgs === true,
     verbose: flags.verbose === true,
     maxFrameBytes: flags.maxFrameBytes,
     approvals,

@@ -33,6 +33,7 @@ export interface ServeFlags extends ContextFlags, OpsFlags {
   listWait: number;
   approvalTimeout: number;
   dryRun?: boolean;
+  auditArgs?: boolean;
   verbose?: boolean;
   maxFrameBytes: number;
   approvalKey: string[];

@@ -1,4 +1,4 @@
-import { addStartupTimeoutOption } from "./optionParsers.js";
+import { addStartupTimeoutOption, AUDIT_ARGS_HELP } from "./optionParsers.js";
 import { randomBytes } from "node:crypto";
 import { InvalidArgumentError, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
@@ -32,6 +32,7 @@ interface WrapOptions extends WrapConfigFlags {
   auditLog?: string;
   logFormat?: string;
   dryRun?: boolean;
+  auditArgs?: boolean;
   verbose?: boolean;
   label?: string;
   maxFrameBytes: number;
@@ -61,6 +62,7 @@ export function registerWrapCommand(program: Command): void {
     );
   addLogFormatOption(addMetricsPortOptions(addStartupTimeoutOption(addContextOptions(command, false))))
     .option("--audit-log <file>", "append one JSON line per decision to this file")
+    .option("--audit-args", AUDIT_ARGS_HELP)
     .option(
       "--dry-run",
       "decide and record, but filter and block nothing (audit says would-deny / would-hide)",
@@ -116,6 +118,12 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
     planConfigDirWrap !== null
       ? planConfigDirWrap(command, options, log, refusal)
       : planPlainWrap(command, options, log, refusal);
+  if (options.auditArgs === true && options.auditLog === undefined) {
+    log("--audit-args records arguments in the audit log: give the log with --audit-log FILE", {
+      code: "E_USAGE",
+    });
+    return EXIT_BAD_INPUT;
+  }
   const plan = replan();
   if (plan === null) return EXIT_BAD_INPUT;
   let approvalKeys;
@@ -210,6 +218,7 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
             audit,
             session,
             dryRun: options.dryRun === true,
+            auditArguments: options.auditArgs === true,
             verbose: options.verbose === true,
             log,
             ...(serverId === undefined ? {} : { serverId, serverIdFromPins: plan.pins.fromPins }),

@@ -20,6 +20,7 @@ import {
   type RelayContext,
 } from "./serverRelay.js";
 import { DEFAULT_APPROVAL_TIMEOUT_MS, DEFAULT_LIST_WAIT_MS, type SessionOptions } from "./sessionOptions.js";
+import { recordingOf } from "./sessionOptions.js";
 import type { ServeMode } from "./serveMode.js";
 import { serverSlot } from "./serverSlot.js";
 import { ToolRouter, type ServerSlot } from "./toolRouter.js";
@@ -102,8 +103,7 @@ export class GatewaySession implements ClientHandler {
       identity,
       audit: options.audit,
       limits: this.limits.gate,
-      dryRun: options.dryRun === true,
-      verbose: options.verbose === true,
+      ...recordingOf(options),
       approvalTimeoutMs: this.approvalTimeoutMs,
       log: options.log,
       principal: this.principal,

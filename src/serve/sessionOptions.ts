@@ -38,6 +38,8 @@ export interface SessionOptions {
   approvalTimeoutMs?: number;
   /** Decide and record, but forward everything (the audit log says `would-deny` / `would-hide`). */
   dryRun?: boolean;
+  /** `--audit-args`: call events record the arguments (after the redaction). */
+  auditArguments?: boolean;
   /** The longest line accepted from a stdio server (`--max-frame-bytes`). */
   maxFrameBytes?: number;
   /** The keys approval artifacts must be signed with and the process's store of spent ids. */
@@ -71,3 +73,16 @@ export interface SessionOptions {
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 120_000;
 /** A tools/list waits this long for servers still starting (fast ones make it), then answers without them. */
 export const DEFAULT_LIST_WAIT_MS = 2000;
+
+/** What a session's decisions write: dry run or not, the arguments or not, a line per decision or not. */
+export function recordingOf(options: SessionOptions): {
+  dryRun: boolean;
+  auditArguments: boolean;
+  verbose: boolean;
+} {
+  return {
+    dryRun: options.dryRun === true,
+    auditArguments: options.auditArguments === true,
+    verbose: options.verbose === true,
+  };
+}

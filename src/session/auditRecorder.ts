@@ -44,6 +44,8 @@ export interface CallFacts {
   args: unknown;
   /** The arguments as `tools.redact_args` lets them be written; absent for tools not listed there. */
   redacted?: () => unknown;
+  /** The arguments as they may be written whatever the tool (`--audit-args`): asked for only then. */
+  shown?: () => unknown;
   approval?: () => ApprovalRecord | undefined;
 }
 
@@ -103,6 +105,8 @@ export class AuditRecorder {
     private readonly identity: AuditIdentity,
     private readonly log: (line: string) => void,
     private readonly metrics: GatewayMetrics = NO_METRICS,
+    /** `--audit-args`: each call event also records its arguments (as the redaction lets them be written). */
+    private readonly recordArguments = false,
   ) {}
 
   /** Whether call facts are wanted at all: an audit log to write them to, or metrics to count them in. */
@@ -139,6 +143,9 @@ export class AuditRecorder {
     };
     if (!digest.canonical) event.args_canonical = false;
     if (facts.redacted !== undefined) event.args_redacted = facts.redacted();
+    else if (this.recordArguments && facts.args !== undefined && facts.shown !== undefined) {
+      event.args = facts.shown();
+    }
     const approval = facts.approval?.();
     if (approval !== undefined) event.approval = approval;
     return this.write(this.located(event, facts.server, facts.via));

@@ -369,6 +369,7 @@ function record(ctx: PipelineContext, hand: CallInHand, what: Recorded): boolean
     ...what,
     args: hand.args,
     ...(hand.redaction().contract === null ? {} : { redacted: () => hand.redaction().shownArguments() }),
+    shown: () => hand.redaction().shownArguments(),
   });
 }
 

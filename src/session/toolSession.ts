@@ -32,6 +32,8 @@ export interface ToolSessionOptions {
   limits: ToolGate;
   /** Decide and record, but forward everything (the audit log says `would-deny` / `would-hide`). */
   dryRun?: boolean;
+  /** `--audit-args`: every call event records the arguments (after the redaction), for `toolgate replay`. */
+  auditArguments?: boolean;
   /** One readable line per decision through `log`. */
   verbose?: boolean;
   /** How long a call under `approval_required` waits for the person's answer (for the refusal's reason). */
@@ -108,7 +110,13 @@ export class ToolSession {
 
   constructor(private readonly options: ToolSessionOptions) {
     this.metrics = options.metrics ?? NO_METRICS;
-    this.recorder = new AuditRecorder(options.audit, options.identity, options.log, this.metrics);
+    this.recorder = new AuditRecorder(
+      options.audit,
+      options.identity,
+      options.log,
+      this.metrics,
+      options.auditArguments === true,
+    );
     this.approvalKeys = options.approvals?.keys ?? approvalKeyring({});
     this.pipeline = {
       recorder: this.recorder,

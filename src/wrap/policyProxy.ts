@@ -38,16 +38,15 @@ import { runCall, type CallPort } from "../session/runCall.js";
 import { MemoryApprovalClaims, type ApprovalClaims } from "../session/approvalClaims.js";
 import { RequestStateCodec } from "../engine/protocol/requestState.js";
 
-export interface PolicyProxyOptions extends Pick<ToolSessionOptions, "metrics"> {
+export interface PolicyProxyOptions extends Pick<
+  ToolSessionOptions,
+  "metrics" | "auditArguments" | "dryRun" | "verbose"
+> {
   gate: ToolGate;
   /** `null`: no audit log. */
   audit: AuditSink | null;
   /** Session label recorded in every audit event. */
   session: string;
-  /** Decide and record, but forward everything (audit says `would-deny` / `would-hide`). */
-  dryRun?: boolean;
-  /** One readable line per decision through `log`. */
-  verbose?: boolean;
   /** Diagnostics: dropped frames, failed catalog fetches, decisions when verbose. One line, no newline. */
   log: (line: string) => void;
   /** Bound on each request toolgate sends on its own (catalog pages, the probe) and on waiting for them. */
@@ -151,6 +150,7 @@ export class PolicyProxy {
       audit: options.audit,
       limits: options.gate,
       dryRun: options.dryRun === true,
+      auditArguments: options.auditArguments === true,
       verbose: options.verbose === true,
       approvalTimeoutMs,
       log: options.log,

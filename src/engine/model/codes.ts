@@ -160,6 +160,7 @@ export const AUDIT_PIN_CODES = [
   "E_AUDIT_OPEN",
   "E_AUDIT_READ",
   "E_AUDIT_CHAIN",
+  "E_REPLAY_INPUT",
   "E_PIN_INPUT",
   "E_PIN_OUTPUT",
   "E_PIN_EXACT_TEXT",
