@@ -21,6 +21,7 @@ import { registerPolicyInit } from "./policyInitCommand.js";
 import { registerPolicySuggest } from "./policySuggestCommand.js";
 import { registerPolicyImport } from "./policyImportCommand.js";
 import { registerPolicyMigrate } from "./policyMigrateCommand.js";
+import { registerPolicyTest } from "./policyTestCommand.js";
 import { POLICY_EXIT } from "./policy/policyOutput.js";
 import { checkItem, itemDecisionJson } from "./policyCheckItem.js";
 
@@ -143,6 +144,7 @@ export function registerPolicyCommands(program: Command): void {
     );
 
   registerPolicyMigrate(policy);
+  registerPolicyTest(policy);
 }
 
 interface CheckOptions {
