@@ -82,9 +82,9 @@ export function evaluateCase(
       "save it again with `toolgate catalog save` including this server, or test against the live servers",
     );
   }
+  // The gate knows the server as its pins name it (serverFilter, policyGates): no serverId to override it.
   const toolContext = (t: ToolDefinition) => ({
     listed: true,
-    serverId: server,
     exactSchemaText: () => tools.rawSchemas.get(t.name),
   });
   if (request.kind === "list") {
