@@ -70,7 +70,7 @@ describe("evaluateCase", () => {
     expect: {decision: allow}
 `);
     expect(r!.kind).toBe("decided");
-    if (r!.kind !== "decided") return;
+    if (r?.kind !== "decided") return;
     expect(r.passed).toBe(false);
     expect(r.actual.decision).toBe("deny");
     expect(r.actual.code).toBe("E_ARG_SCHEMA");
@@ -88,7 +88,7 @@ describe("evaluateCase", () => {
 `);
     expect(none).toMatchObject({ passed: true });
     expect(ask).toMatchObject({ passed: false, actual: { decision: "allow" } });
-    if (ask!.kind === "decided") {
+    if (ask?.kind === "decided") {
       expect(ask.mismatches).toEqual([
         "obligations: unexpected approval_required (got [approval_required, redact_args])",
       ]);
@@ -122,7 +122,7 @@ describe("evaluateCase", () => {
 `);
     expect(ok).toMatchObject({ passed: true });
     expect(wrong).toMatchObject({ passed: false });
-    if (wrong!.kind === "decided") {
+    if (wrong?.kind === "decided") {
       expect(wrong.mismatches[0]).toMatch(
         /^visible: missing move_file; unexpected write_file, list_directory/,
       );
