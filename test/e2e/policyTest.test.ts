@@ -187,6 +187,41 @@ describe("toolgate policy test", () => {
     expect(r.code).toBe(1);
   });
 
+  it("a configuration directory: catalog save of its servers, and policy test over them live", async () => {
+    const cfg = join(dir, "cfg");
+    mkdirSync(join(cfg, "roles"), { recursive: true });
+    writeFileSync(
+      join(cfg, "mcp.json"),
+      JSON.stringify({ mcpServers: { fs: { command: NODE, args: [FILESYSTEM_SERVER, srv] } } }),
+    );
+    writeFileSync(join(cfg, "config.yaml"), "enabled_mcp_servers: all\npolicy: ../policy.yaml\n");
+    writeFileSync(join(cfg, "roles", "reader.md"), "---\nmcp_tools:\n  fs: [read_text_file]\n---\nreads\n");
+    writeFileSync(
+      join(dir, "cfg.tests.yaml"),
+      `config_dir: cfg
+cases:
+  - name: a reader sees reads only
+    context: {role: reader}
+    list: {}
+    expect: {visible: [read_text_file]}
+  - name: a reader cannot write
+    context: {role: reader}
+    call: {tool: write_file, arguments: {path: ${srv}/a.txt, content: x}}
+    expect: {decision: hidden, rule: "mcp_tools read_text_file"}
+`,
+    );
+    const saved = await run(["catalog", "save", "--config-dir", "cfg", "--output", "cfg.catalog.json"], dir);
+    expect(saved.code).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(join(dir, "cfg.catalog.json"), "utf8")).servers)).toEqual([
+      "fs",
+    ]);
+    const offline = await run(["policy", "test", "cfg.tests.yaml", "--catalog", "cfg.catalog.json"], dir);
+    expect(offline.stdout).toBe("2 cases: 2 passed, 0 failed\n");
+    const live = await run(["policy", "test", "cfg.tests.yaml"], dir);
+    expect(live.stdout).toBe("2 cases: 2 passed, 0 failed\n");
+    expect(live.code).toBe(0);
+  });
+
   it("bad input exits 2: a field with its line, a catalog that is not one, a server the catalog lacks", async () => {
     writeFileSync(
       join(dir, "bad.tests.yaml"),
