@@ -3,7 +3,6 @@ import { dirname, isAbsolute, join } from "node:path";
 import type { Diagnostic } from "../engine/model/diagnostics.js";
 import type { SourceRef } from "../engine/model/source.js";
 import { describeKind, parseYamlSource } from "./sourceTree.js";
-
 import { TestFileReader as Reader } from "./policyTestReader.js";
 import { parseCase, type PolicyTestCase } from "./policyTestCase.js";
 
