@@ -22,6 +22,7 @@ import { registerPolicySuggest } from "./policySuggestCommand.js";
 import { registerPolicyImport } from "./policyImportCommand.js";
 import { registerPolicyMigrate } from "./policyMigrateCommand.js";
 import { registerPolicyDiff } from "./policyDiffCommand.js";
+import { registerPolicyTest } from "./policyTestCommand.js";
 import { POLICY_EXIT } from "./policy/policyOutput.js";
 import { checkItem, itemDecisionJson } from "./policyCheckItem.js";
 
@@ -145,6 +146,7 @@ export function registerPolicyCommands(program: Command): void {
 
   registerPolicyMigrate(policy);
   registerPolicyDiff(policy);
+  registerPolicyTest(policy);
 }
 
 interface CheckOptions {

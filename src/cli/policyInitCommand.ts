@@ -1,9 +1,13 @@
 import { addStartupTimeoutOption } from "./optionParsers.js";
 import type { Command } from "commander";
 import { CONFIG_DIR_HELP } from "./contextOptions.js";
-import { describeError, printError } from "./errorReport.js";
+import { describeError, errorText, printError } from "./errorReport.js";
 import { resolveTarget } from "./pin/liveTarget.js";
-import { starterPolicyFromServer } from "./policy/liveStarter.js";
+import { existsSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
+import { printable } from "../engine/text/printable.js";
+import { starterFromServer } from "./policy/liveStarter.js";
+import { starterTestsYaml } from "./policy/starterTests.js";
 import { deliverPolicy, outputFree } from "./policy/policyOutput.js";
 
 interface InitFlags {
@@ -17,7 +21,8 @@ interface InitFlags {
 
 /**
  * `toolgate policy init -- CMD [ARGS…]` (or `--config-dir D --server S`): reads the server's live catalog
- * and writes a starter policy for it (see starterPolicy.ts) to stdout or `--output`; exit 0, 1 when the
+ * and writes a starter policy for it (see starterPolicy.ts) to stdout or `--output` (then starter tests
+ * beside it, `<policy>.tests.yaml`, see starterTests.ts); exit 0, 1 when the
  * server could not be reached or read, 2 for bad input.
  */
 export function registerPolicyInit(policy: Command): void {
@@ -43,12 +48,52 @@ async function init(command: string[], flags: InitFlags): Promise<number> {
   if (!outputFree(flags.output, flags.force, "policy init")) return 2;
   const target = resolveTarget(command, flags, "policy init");
   if (target === null) return 2;
-  let text: string;
+  let starter;
   try {
-    text = await starterPolicyFromServer(target, flags.serverId ?? flags.server, flags.startupTimeout * 1000);
+    starter = await starterFromServer(target, flags.serverId ?? flags.server, flags.startupTimeout * 1000);
   } catch (error) {
     printError(describeError(error));
     return 1;
   }
-  return deliverPolicy(text, flags.output, "a starter policy") ? 0 : 2;
+  if (!deliverPolicy(starter.text, flags.output, "a starter policy")) return 2;
+  if (flags.output !== undefined) writeStarterTests(flags.output, starter, flags.force === true);
+  return 0;
+}
+
+/** `<policy>.tests.yaml` beside the policy written (an existing one is kept unless --force). */
+function writeStarterTests(
+  output: string,
+  starter: Awaited<ReturnType<typeof starterFromServer>>,
+  force: boolean,
+): void {
+  const file = testsFileFor(output);
+  if (existsSync(file) && !force) {
+    process.stderr.write(`toolgate: kept the existing test file ${printable(file)} (--force replaces it)\n`);
+    return;
+  }
+  const text = starterTestsYaml({
+    policyRef: basename(output),
+    policyPath: output,
+    policyText: starter.text,
+    tools: starter.catalog.listed,
+    rawSchemas: starter.catalog.rawSchemas,
+    roots: starter.roots,
+  });
+  if (text === null) return;
+  try {
+    writeFileSync(file, text);
+  } catch (error) {
+    printError(errorText("E_USAGE", `cannot write '${file}': ${(error as Error).message}`));
+    return;
+  }
+  process.stderr.write(
+    `toolgate: wrote starter tests to ${printable(file)}; run them with toolgate policy test ${printable(file)} -- <server command>\n`,
+  );
+}
+
+/** `policy.yaml` → `policy.tests.yaml`; another name gets `.tests.yaml` appended. */
+export function testsFileFor(policyFile: string): string {
+  return /\.ya?ml$/.test(policyFile)
+    ? policyFile.replace(/\.ya?ml$/, ".tests.yaml")
+    : `${policyFile}.tests.yaml`;
 }

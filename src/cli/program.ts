@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   pin: async () => (await import("./pinCommand.js")).registerPinCommand,
   approve: async () => (await import("./approveCommand.js")).registerApproveCommand,
   dashboard: async () => (await import("./dashboardCommand.js")).registerDashboardCommand,
+  catalog: async () => (await import("./catalogCommand.js")).registerCatalogCommand,
   install: installCommands,
   uninstall: installCommands,
 };

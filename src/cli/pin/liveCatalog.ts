@@ -8,7 +8,7 @@ import { stdioLaunch, upstreamClient } from "../../upstream/upstream.js";
 import { parseStrictJson } from "../../engine/json/strictJson.js";
 import { extractToolSchemaTexts } from "../../engine/pins/exactHash.js";
 import type { ToolDefinition } from "../../engine/model/gate.js";
-import { fetchCatalogPages } from "../../session/catalogPages.js";
+import { fetchCatalogPages, type ListedTool } from "../../session/catalogPages.js";
 
 /**
  * The live catalog of one MCP server as `toolgate pin` needs it: every page of `tools/list`, each tool
@@ -32,6 +32,8 @@ export interface LiveCatalog {
   tools: ToolDefinition[];
   /** Each tool's inputSchema as the server wrote it (tools without one are absent). */
   rawSchemas: Map<string, string>;
+  /** The tools with every field the server listed (title, outputSchema …), for a saved catalog. */
+  listed: ListedTool[];
 }
 
 const STDERR_KEEP = 4000;
@@ -101,7 +103,7 @@ export async function readLiveCatalog(
   try {
     const serverInfo = client.getServerVersion() ?? { name: "", version: "" };
     if (client.getServerCapabilities()?.tools === undefined) {
-      return { serverInfo, hasTools: false, tools: [], rawSchemas: new Map() };
+      return { serverInfo, hasTools: false, tools: [], rawSchemas: new Map(), listed: [] };
     }
     let fetched;
     try {
@@ -145,7 +147,7 @@ export async function readLiveCatalog(
       if (text === undefined) continue;
       for (const [name, schema] of extractToolSchemaTexts(text)) rawSchemas.set(name, schema);
     }
-    return { serverInfo, hasTools: true, tools, rawSchemas };
+    return { serverInfo, hasTools: true, tools, rawSchemas, listed: [...fetched.tools.values()] };
   } finally {
     await client.close().catch(() => {});
   }

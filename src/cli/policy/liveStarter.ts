@@ -1,8 +1,8 @@
 import { DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_UPSTREAM_TIMEOUT_MS } from "../../upstream/upstream.js";
-import { readLiveCatalog, type CatalogTarget } from "../pin/liveCatalog.js";
+import { readLiveCatalog, type CatalogTarget, type LiveCatalog } from "../pin/liveCatalog.js";
 import { defaultServerId } from "../pin/liveTarget.js";
 import { pinCatalog } from "../pin/pinBlock.js";
-import { serverRoots } from "./serverRoots.js";
+import { serverRoots, type ServerRoot } from "./serverRoots.js";
 import { starterPolicyYaml } from "./starterPolicy.js";
 
 /**
@@ -16,13 +16,24 @@ export async function starterPolicyFromServer(
   serverId?: string,
   startupTimeoutMs: number = DEFAULT_STARTUP_TIMEOUT_MS,
 ): Promise<string> {
+  return (await starterFromServer(target, serverId, startupTimeoutMs)).text;
+}
+
+/** The starter policy's text with the catalog it was made from and the roots it scopes paths to. */
+export async function starterFromServer(
+  target: CatalogTarget,
+  serverId?: string,
+  startupTimeoutMs: number = DEFAULT_STARTUP_TIMEOUT_MS,
+): Promise<{ text: string; catalog: LiveCatalog; roots: ServerRoot[] }> {
   const catalog = await readLiveCatalog(target, DEFAULT_UPSTREAM_TIMEOUT_MS, startupTimeoutMs);
   const pins = pinCatalog(catalog.tools, catalog.rawSchemas, serverId ?? defaultServerId(catalog, target));
   const named = `${catalog.serverInfo.name} ${catalog.serverInfo.version}`.trim();
-  return starterPolicyYaml({
+  const roots = serverRoots(target);
+  const text = starterPolicyYaml({
     server: named === "" ? target.name : named,
     tools: catalog.tools,
     pins,
-    roots: serverRoots(target),
+    roots,
   });
+  return { text, catalog, roots };
 }

@@ -86,6 +86,13 @@ export const POLICY_FILE_CODES = [
   "W_ITEM_UNMATCHED",
 ] as const;
 
+/** `toolgate policy test` and `toolgate catalog save`: test files, the contexts they name, catalogs. */
+export const POLICY_TEST_CODES = [
+  "E_POLICY_TEST_FILE",
+  "E_POLICY_TEST_CONTEXT",
+  "E_POLICY_TEST_FAILED",
+] as const;
+
 /** Findings about the configuration directory and the tokens file. */
 export const CONFIG_CODES = [
   "E_CONFIG",
@@ -228,6 +235,7 @@ export const ALL_CODES = [
   ...GATEWAY_REFUSAL_CODES,
   ...AUTH_CODES,
   ...POLICY_FILE_CODES,
+  ...POLICY_TEST_CODES,
   ...CONFIG_CODES,
   ...JSON_CODES,
   ...SERVER_CODES,
