@@ -1,4 +1,5 @@
 import type { ConfigReloadEvent } from "./events.js";
+import type { AuditSink } from "./sink.js";
 
 export interface ReloadOutcome {
   /** The audit log's session label (wrap's --label; `gateway` for serve, whose reload is every session's). */
@@ -32,4 +33,24 @@ export function configReloadEvent(o: ReloadOutcome, now: Date = new Date()): Con
 /** A digest as a log line shows it: its first 12 hex digits, or `none` without a policy. */
 export function shortDigest(digest: string | null): string {
   return digest === null ? "none" : digest.slice(0, 12);
+}
+
+/** Writes a reload's event; a sink that fails is said on stderr (the reload itself stands either way). */
+export function recordReload(
+  audit: AuditSink | null,
+  event: ConfigReloadEvent,
+  log: (line: string) => void,
+): void {
+  try {
+    audit?.write(event);
+  } catch (error) {
+    log(
+      `E_AUDIT_WRITE: the reload could not be recorded: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/** The one line a refused reload prints after its errors; `inForce` names what stays. */
+export function reloadRefusedLine(trigger: string, errors: number, inForce: string): string {
+  return `E_RELOAD_REFUSED: configuration reload (${trigger}) refused: ${errors} ${errors === 1 ? "error" : "errors"}; ${inForce} stays`;
 }

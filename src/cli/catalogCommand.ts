@@ -1,8 +1,8 @@
+import { printUnknownServer } from "./pin/liveTarget.js";
 import { writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { Command } from "commander";
 import { catalogJson } from "../config/catalogFile.js";
-import { unknownServerHint } from "../engine/model/configDir.js";
 import { CONFIG_DIR_HELP } from "./contextOptions.js";
 import { loadContext } from "./contextLoader.js";
 import { describeError, errorText, printError } from "./errorReport.js";
@@ -97,14 +97,7 @@ export function catalogTargets(
   if (context === null) return null;
   const targets = configTargets(context.config, flags.server);
   if (flags.server !== undefined && targets.length === 0) {
-    const servers = context.config.mcp.servers.map((s) => s.name);
-    printError(
-      errorText(
-        "E_UNKNOWN_SERVER",
-        `MCP server '${flags.server}' is not in ${context.config.mcp.file}`,
-        unknownServerHint(context.config, flags.server, servers),
-      ),
-    );
+    printUnknownServer(context.config, flags.server);
     return null;
   }
   if (targets.length === 0) {

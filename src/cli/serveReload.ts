@@ -1,4 +1,4 @@
-import { configReloadEvent, shortDigest } from "../audit/reloadEvent.js";
+import { configReloadEvent, recordReload, reloadRefusedLine, shortDigest } from "../audit/reloadEvent.js";
 import type { AuditSink } from "../audit/sink.js";
 import type { LogFields } from "../engine/model/logFields.js";
 import type { ClientContext, Gateway } from "../serve/gateway.js";
@@ -28,10 +28,18 @@ export async function reloadServe(deps: ServeReloadDeps, trigger: string): Promi
   if (typeof value === "number" || errors.length > 0) {
     if (errors.length === 0) errors.push("the configuration could not be read (see the lines above)");
     deps.log(
-      `E_RELOAD_REFUSED: configuration reload (${trigger}) refused: ${errors.length} ${errors.length === 1 ? "error" : "errors"}; the configuration in force (policy ${shortDigest(oldDigest)}) stays`,
+      reloadRefusedLine(
+        trigger,
+        errors.length,
+        `the configuration in force (policy ${shortDigest(oldDigest)})`,
+      ),
       { code: "E_RELOAD_REFUSED" },
     );
-    write(deps, configReloadEvent({ session: "gateway", trigger, oldDigest, newDigest: null, errors }));
+    recordReload(
+      deps.audit,
+      configReloadEvent({ session: "gateway", trigger, oldDigest, newDigest: null, errors }),
+      deps.log,
+    );
     return null;
   }
   const { kept, closed } = deps.gateway.reload(value.loaded.policy, currentClient(value.admitted));
@@ -41,7 +49,11 @@ export async function reloadServe(deps: ServeReloadDeps, trigger: string): Promi
       (closed === 0 ? "" : `, ${closed} closed (their tokens-file entry is gone or changed)`),
     { code: "I_CONFIG_RELOAD" },
   );
-  write(deps, configReloadEvent({ session: "gateway", trigger, oldDigest, newDigest }));
+  recordReload(
+    deps.audit,
+    configReloadEvent({ session: "gateway", trigger, oldDigest, newDigest }),
+    deps.log,
+  );
   return value;
 }
 
@@ -60,14 +72,4 @@ function currentClient(admitted: ServePrincipals): (was: ClientContext) => Clien
     const oauth = admitted.oauth.find((o) => o.label === was.client && o.rights.mcp);
     return oauth === undefined ? null : oauth.context(was.principal);
   };
-}
-
-function write(deps: ServeReloadDeps, event: ReturnType<typeof configReloadEvent>): void {
-  try {
-    deps.audit?.write(event);
-  } catch (error) {
-    deps.log(
-      `E_AUDIT_WRITE: the reload could not be recorded: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
 }

@@ -1,4 +1,4 @@
-import { configReloadEvent, shortDigest } from "../audit/reloadEvent.js";
+import { configReloadEvent, recordReload, reloadRefusedLine, shortDigest } from "../audit/reloadEvent.js";
 import type { AuditSink } from "../audit/sink.js";
 import type { LogFields } from "../engine/model/logFields.js";
 import type { ToolGate } from "../engine/model/gate.js";
@@ -40,11 +40,14 @@ export async function reloadWrap(deps: WrapReloadDeps, trigger: string): Promise
   }
   if (next === null) {
     if (errors.length === 0) errors.push("the configuration could not be read (see the lines above)");
-    deps.log(
-      `E_RELOAD_REFUSED: configuration reload (${trigger}) refused: ${errors.length} ${errors.length === 1 ? "error" : "errors"}; the policy in force (${shortDigest(oldDigest)}) stays`,
-      { code: "E_RELOAD_REFUSED" },
+    deps.log(reloadRefusedLine(trigger, errors.length, `the policy in force (${shortDigest(oldDigest)})`), {
+      code: "E_RELOAD_REFUSED",
+    });
+    recordReload(
+      deps.audit,
+      configReloadEvent({ session: deps.session, trigger, oldDigest, newDigest: null, errors }),
+      deps.log,
     );
-    record(deps, configReloadEvent({ session: deps.session, trigger, oldDigest, newDigest: null, errors }));
     return;
   }
   deps.gate.replace(next);
@@ -52,19 +55,10 @@ export async function reloadWrap(deps: WrapReloadDeps, trigger: string): Promise
     `configuration reloaded (${trigger}): policy ${shortDigest(oldDigest)} -> ${shortDigest(next.policyDigest)}`,
     { code: "I_CONFIG_RELOAD" },
   );
-  record(
-    deps,
+  recordReload(
+    deps.audit,
     configReloadEvent({ session: deps.session, trigger, oldDigest, newDigest: next.policyDigest }),
+    deps.log,
   );
   deps.announce();
-}
-
-function record(deps: WrapReloadDeps, event: ReturnType<typeof configReloadEvent>): void {
-  try {
-    deps.audit?.write(event);
-  } catch (error) {
-    deps.log(
-      `E_AUDIT_WRITE: the reload could not be recorded: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
 }

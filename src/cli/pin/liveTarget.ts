@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { unknownServerHint } from "../../engine/model/configDir.js";
+import { unknownServerHint, type ConfigDir } from "../../engine/model/configDir.js";
 import { loadContext } from "../contextLoader.js";
 import { errorText, printError } from "../errorReport.js";
 import { targetFromConfig, type CatalogTarget, type LiveCatalog } from "./liveCatalog.js";
@@ -53,15 +53,20 @@ export function resolveTarget(
   if (context === null) return null;
   const server = context.config.mcp.servers.find((s) => s.name === flags.server);
   if (server === undefined) {
-    const servers = context.config.mcp.servers.map((s) => s.name);
-    printError(
-      errorText(
-        "E_UNKNOWN_SERVER",
-        `MCP server '${flags.server}' is not in ${context.config.mcp.file}`,
-        unknownServerHint(context.config, flags.server, servers),
-      ),
-    );
+    printUnknownServer(context.config, flags.server);
     return null;
   }
   return targetFromConfig(server, context.dir);
+}
+
+/** E_UNKNOWN_SERVER: `name` is not an entry of the configuration's mcp.json, with the names it has. */
+export function printUnknownServer(config: ConfigDir, name: string): void {
+  const servers = config.mcp.servers.map((s) => s.name);
+  printError(
+    errorText(
+      "E_UNKNOWN_SERVER",
+      `MCP server '${name}' is not in ${config.mcp.file}`,
+      unknownServerHint(config, name, servers),
+    ),
+  );
 }
