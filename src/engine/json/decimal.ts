@@ -43,6 +43,8 @@ export function compareDecimals(a: Decimal, b: Decimal): -1 | 0 | 1 {
   if (a.sign !== b.sign) return a.sign < b.sign ? -1 : 1;
   if (a.sign === 0) return 0;
   const magnitude = compareMagnitudes(a, b);
+  // Negating 0 would give -0, which callers comparing with Object.is (or Math.sign) treat as a difference.
+  if (magnitude === 0) return 0;
   return (a.sign === 1 ? magnitude : -magnitude) as -1 | 0 | 1;
 }
 

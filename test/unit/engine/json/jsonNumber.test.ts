@@ -108,6 +108,8 @@ describe("exact decimals", () => {
     expect(compareDecimals(d("-1e400"), d("-1e399"))).toBe(-1);
     expect(compareDecimals(d("0.1"), d("0.10000000000000000001"))).toBe(-1);
     expect(compareDecimals(d("-0"), d("0.0"))).toBe(0);
+    // Equal negatives are plain 0, never -0 (found by the property below with seed 960622148).
+    expect(Object.is(compareDecimals(d("-11"), d("-11")), 0)).toBe(true);
   });
 
   it("multipleOf and integers exactly", () => {
