@@ -20,9 +20,10 @@ export interface ServeReloadDeps {
 
 /**
  * One reload of serve's configuration (SIGHUP, or a watched file changed): read and checked exactly as at
- * start, its self-test run (when there is one); when valid and its cases pass, the gateway's policy and every open session's context are replaced between requests
- * (sessions and connections kept; a session whose tokens-file entry is gone is closed); when not, every
- * error is printed and the configuration in force stays. One line and one audit event either way. Resolves
+ * start, its self-test run (when there is one); when valid and its cases pass, the gateway's policy and
+ * every open session's context are replaced between requests (sessions and connections kept; a session
+ * whose tokens-file entry is gone is closed); when not, every error is printed and the configuration in
+ * force stays. One line and one audit event either way. Resolves
  * with the new configuration when it was applied (the listener then takes its tokens), else null.
  */
 export async function reloadServe(deps: ServeReloadDeps, trigger: string): Promise<ServeConfig | null> {

@@ -20,7 +20,7 @@ export interface WrapReloadDeps {
   session: string;
   /** The new policy is in force: the client hears that the tools it may see changed. */
   announce(): void;
-  /** The self-test of the new plan's gate, before it is applied: [] passed (or none), else its problem lines. */
+  /** The new plan's gate's self-test, before it is applied: [] passed (or none), else its problem lines. */
   selfTest?(plan: WrapPlan, gate: ToolGate): Promise<string[]>;
   log(line: string, fields?: LogFields): void;
 }

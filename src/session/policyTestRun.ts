@@ -27,9 +27,9 @@ import { ContextResolver, FixedGateResolver } from "./policyTestContext.js";
  * `policy:`/`config_dir:` (which are then not read).
  */
 export type TestSubject =
-  /** serve: its configuration directory and policy; each case's context resolved as serve resolves a client's. */
+  /** serve: its configuration directory and policy; a case's context is resolved as a client's is. */
   | { kind: "config"; config: ConfigDir; policy: ActivePolicy | null }
-  /** wrap: its one server under the gate wrap decides with; wrap's context is its flags', so cases name none. */
+  /** wrap: its one server under the gate it decides with, in the context its flags give (cases name none). */
   | { kind: "gate"; server: string; gate: ToolGate; policy: string | null };
 
 export interface PolicyTestOptions {

@@ -53,7 +53,7 @@ export function renderText(files: readonly FileResults[]): string {
   return [...failureLines(files), totalsLine(files)].join("\n") + "\n";
 }
 
-/** `file:line: FAIL 'name': expected …; got …` per failing case (`E_POLICY_TEST_CONTEXT` per unusable one). */
+/** `file:line: FAIL 'name': expected …; got …` per failing case; `E_POLICY_TEST_CONTEXT` per unusable one. */
 export function failureLines(files: readonly FileResults[]): string[] {
   const lines: string[] = [];
   for (const f of files) {

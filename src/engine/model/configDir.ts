@@ -112,7 +112,7 @@ export interface GlobalConfig {
   mcpTools: ToolsMap | null;
   /** `policy:` as written (relative to the configuration directory) and where. */
   policy: { path: string; at: SourceRef } | null;
-  /** `tests:` the policy test file wrap and serve run as their start-up self-test (relative to the directory). */
+  /** `tests:` the policy test file of wrap's and serve's start-up self-test (relative to the directory). */
   tests: { path: string; at: SourceRef } | null;
   /** `approval_keys:` the Ed25519 public keys (PEM files, relative to the directory) artifacts may be signed with. */
   approvalKeys: { path: string; at: SourceRef }[];
