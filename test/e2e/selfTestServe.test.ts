@@ -97,8 +97,8 @@ describe("serve's self-test", () => {
   it("--self-test wins over tests:, and a failing one refuses the start before anything listens", async () => {
     const w = world();
     const failing = join(w.files, "strict.tests.yaml");
-    // Passes under config.yaml's tests: (its policy needs approval for writes); this file expects a deny
-    // even with an approval at hand, which the policy does not give.
+    // config.yaml's tests: pass; this file expects a deny even for a client that can ask its person, which
+    // the policy allows (pending the person's answer): it fails, so the start is refused only if it is run.
     writeFileSync(failing, tests(w.srv).replace("content: x}", "content: x}, approval: ask"));
     const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
       const child = spawn(
