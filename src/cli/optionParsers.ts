@@ -33,3 +33,12 @@ export function addStartupTimeoutOption<C extends Command>(command: C): C {
 /** `--audit-args` of wrap and serve: what replay needs, off by default (arguments can be personal data). */
 export const AUDIT_ARGS_HELP =
   "with --audit-log: record each call's arguments in its event (after the redaction: tools under redact_args as their contract says, secret-looking members masked for the rest), so `toolgate replay` can re-decide the calls";
+
+/** `--self-test <file>` of wrap and serve: the start-up self-test (wins over config.yaml's `tests:`). */
+export function addSelfTestOption<C extends Command>(command: C): C {
+  command.option(
+    "--self-test <file>",
+    "a policy test file whose cases must pass at start and before each reload is applied (else the start or the reload is refused); wins over config.yaml's tests:",
+  );
+  return command;
+}

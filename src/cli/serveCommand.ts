@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
-import { closeAuditSink, type AuditSink } from "../audit/sink.js";
+import type { AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
 
 import type { LogFields } from "../engine/model/logFields.js";
@@ -18,22 +17,27 @@ import { MIN_TOKEN_LENGTH } from "../config/tokensFile.js";
 import { DEFAULT_BACKOFF } from "../upstream/upstreamLink.js";
 import { SecretScrubber } from "../upstream/serverSecrets.js";
 import { DEFAULT_MAX_BODY_BYTES } from "../transports/httpServer.js";
-import { StrictStdioServerTransport } from "../transports/stdioServerTransport.js";
 import { addContextOptions, hasSelectionFlags } from "./contextOptions.js";
 import { readServeConfig } from "./serveConfig.js";
 import { policyLocation } from "./contextOptions.js";
 import { reloadServe } from "./serveReload.js";
-import { watchForReload } from "./reloadWatch.js";
-import { onStopSignals, type ServeLifecycle } from "./serveLifecycle.js";
-import { DrainableTransport } from "../transports/drainableTransport.js";
+import type { ServeLifecycle } from "./serveLifecycle.js";
+import { serveStdio } from "./serveStdio.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { describeError } from "./errorReport.js";
 import { openState, stateRefused } from "./serveState.js";
 import { serveDashboard } from "./serveDashboard.js";
 import { UpstreamPool } from "../serve/upstreamPool.js";
 
-import { addStartupTimeoutOption, AUDIT_ARGS_HELP, collect, integer } from "./optionParsers.js";
-import { fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
+import {
+  addSelfTestOption,
+  addStartupTimeoutOption,
+  AUDIT_ARGS_HELP,
+  collect,
+  integer,
+} from "./optionParsers.js";
+import { ServeSelfTest } from "./selfTest/serveSelfTest.js";
+import { EXIT_BAD_INPUT, fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import { serveHttp } from "./serveHttpListener.js";
 import { addServeOpsOptions } from "./opsOptions.js";
 import { opsFlagsProblem } from "./serveOpsFlags.js";
@@ -54,7 +58,9 @@ export function registerServeCommand(program: Command): void {
     .description(
       "one MCP server in front of every enabled server of the configuration directory, over stdio or Streamable HTTP, with the same decisions for listing and calling",
     );
-  addLogFormatOption(addServeOpsOptions(addStartupTimeoutOption(addContextOptions(command))))
+  addSelfTestOption(
+    addLogFormatOption(addServeOpsOptions(addStartupTimeoutOption(addContextOptions(command)))),
+  )
     .option("--stdio", "serve one client on stdin/stdout (the default)")
     .option(
       "--http <port>",
@@ -310,6 +316,9 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   // client is spent for all, across the replicas with Redis.
   const approvals = { keys, claims: state };
 
+  // Before anything listens: no client is answered, and /readyz is not up, until the cases passed.
+  const selfTest = new ServeSelfTest(flags, log);
+  if ((await selfTest.run(loaded, "toolgate did not start")).length > 0) return EXIT_BAD_INPUT;
   const gateway = new Gateway({
     policy,
     mode: flags.mode,
@@ -343,9 +352,10 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
       loaded.dir,
       ...(location === null ? [] : [location.path]),
       ...(flags.tokens === undefined ? [] : [flags.tokens]),
+      ...selfTest.watched(loaded),
     ],
     reload: async (trigger) => {
-      const applied = await reloadServe({ flags, http, gateway, audit, log }, trigger);
+      const applied = await reloadServe({ flags, http, gateway, audit, log, selfTest }, trigger);
       ops?.metrics.reload(applied === null ? "refused" : "applied");
       return applied;
     },
@@ -360,35 +370,4 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   if (opsRefused !== null) return fail(opsRefused);
   if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log, lifecycle);
   return serveHttp(flags, admitted, newSession, audit, log, state, ui, lifecycle);
-}
-
-async function serveStdio(
-  client: ClientContext,
-  newSession: (c: ClientContext, id: string) => GatewaySession,
-  audit: AuditSink | null,
-  maxFrameBytes: number,
-  log: (line: string) => void,
-  lifecycle: ServeLifecycle,
-): Promise<number> {
-  const session = newSession(client, randomBytes(8).toString("hex"));
-  const closed = new Promise<void>((resolve) => (session.onclose = resolve));
-  const transport = new DrainableTransport(
-    new StrictStdioServerTransport(process.stdin, process.stdout, maxFrameBytes, log),
-  );
-  const watcher = watchForReload({
-    paths: lifecycle.watch,
-    log,
-    reload: (t) => lifecycle.reload(t).then(() => {}),
-  });
-  onStopSignals(
-    log,
-    lifecycle.drainMs,
-    (ms) => transport.drain(ms),
-    () => session.close(),
-  );
-  await session.connect(transport);
-  await closed;
-  watcher.close();
-  await closeAuditSink(audit);
-  return 0;
 }

@@ -30,6 +30,8 @@ export interface ServeFlags extends ContextFlags, OpsFlags {
   auditLog?: string;
   requestTimeout: number;
   startupTimeout: number;
+  /** `--self-test FILE` (else config.yaml's `tests:`). */
+  selfTest?: string;
   listWait: number;
   approvalTimeout: number;
   dryRun?: boolean;

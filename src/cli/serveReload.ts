@@ -6,6 +6,7 @@ import { withCapturedErrors } from "./log/stderrLog.js";
 import { readServeConfig, type ServeConfig } from "./serveConfig.js";
 import type { ServeFlags } from "./serveFlags.js";
 import type { ServePrincipals } from "./servePrincipals.js";
+import type { ServeSelfTest } from "./selfTest/serveSelfTest.js";
 
 export interface ServeReloadDeps {
   flags: ServeFlags;
@@ -13,18 +14,25 @@ export interface ServeReloadDeps {
   gateway: Gateway;
   audit: AuditSink | null;
   log(line: string, fields?: LogFields): void;
+  /** Runs the self-test on the configuration read, before it is applied. */
+  selfTest?: ServeSelfTest;
 }
 
 /**
  * One reload of serve's configuration (SIGHUP, or a watched file changed): read and checked exactly as at
- * start; when valid, the gateway's policy and every open session's context are replaced between requests
- * (sessions and connections kept; a session whose tokens-file entry is gone is closed); when not, every
- * error is printed and the configuration in force stays. One line and one audit event either way. Resolves
+ * start, its self-test run (when there is one); when valid and its cases pass, the gateway's policy and
+ * every open session's context are replaced between requests (sessions and connections kept; a session
+ * whose tokens-file entry is gone is closed); when not, every error is printed and the configuration in
+ * force stays. One line and one audit event either way. Resolves
  * with the new configuration when it was applied (the listener then takes its tokens), else null.
  */
 export async function reloadServe(deps: ServeReloadDeps, trigger: string): Promise<ServeConfig | null> {
   const oldDigest = deps.gateway.policyDigest;
   const { value, errors } = withCapturedErrors(() => readServeConfig(deps.flags, deps.http));
+  // A configuration whose cases fail never goes live: the one in force stays.
+  if (typeof value !== "number" && errors.length === 0 && deps.selfTest !== undefined) {
+    errors.push(...(await deps.selfTest.run(value.loaded, "the configuration in force stays")));
+  }
   if (typeof value === "number" || errors.length > 0) {
     if (errors.length === 0) errors.push("the configuration could not be read (see the lines above)");
     deps.log(

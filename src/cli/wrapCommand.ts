@@ -1,4 +1,4 @@
-import { addStartupTimeoutOption, AUDIT_ARGS_HELP } from "./optionParsers.js";
+import { addSelfTestOption, addStartupTimeoutOption, AUDIT_ARGS_HELP } from "./optionParsers.js";
 import { randomBytes } from "node:crypto";
 import { InvalidArgumentError, type Command } from "commander";
 import { JsonlFileSink } from "../audit/jsonlFileSink.js";
@@ -16,7 +16,9 @@ import { describeError } from "./errorReport.js";
 import { START_REFUSED, type PlanRefusal, type WrapConfigFlags, type WrapPlan } from "./wrapConfigDir.js";
 import { reloadableGate, type ReloadableGate } from "../engine/policy/reloadableGate.js";
 import { watchForReload } from "./reloadWatch.js";
-import { reloadWrap } from "./wrapReload.js";
+import { RELOAD_REFUSED, reloadWrap } from "./wrapReload.js";
+import { WrapSelfTest } from "./selfTest/wrapSelfTest.js";
+import type { ToolGate } from "../engine/model/gate.js";
 import { loadApprovalKeys } from "./approvalKeys.js";
 import { requestStateCodec } from "./requestStateKey.js";
 import { StderrRecord, tellHost } from "./hostNotice.js";
@@ -39,6 +41,7 @@ interface WrapOptions extends WrapConfigFlags {
   approvalTimeout: number;
   approvalKey: string[];
   startupTimeout: number;
+  selfTest?: string;
   metricsPort?: number;
   metricsHost: string;
 }
@@ -60,7 +63,9 @@ export function registerWrapCommand(program: Command): void {
       "apply the filter layers of this mcp.json server of the configuration directory; " +
         "its command is run when none is given after -- (a command after -- wins)",
     );
-  addLogFormatOption(addMetricsPortOptions(addStartupTimeoutOption(addContextOptions(command, false))))
+  addSelfTestOption(
+    addLogFormatOption(addMetricsPortOptions(addStartupTimeoutOption(addContextOptions(command, false)))),
+  )
     .option("--audit-log <file>", "append one JSON line per decision to this file")
     .option("--audit-args", AUDIT_ARGS_HELP)
     .option(
@@ -162,22 +167,32 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
     ...(options.server === undefined ? {} : { server: options.server }),
   });
 
+  // The self-test runs before the server is started for the client: nothing is answered until it passed.
+  const selfTest = new WrapSelfTest({
+    flag: options.selfTest,
+    startupTimeoutMs: options.startupTimeout * 1000,
+    log,
+  });
+  const tested = selfTest.file(plan) === null ? null : await plan.createGate();
+  if (tested !== null && (await selfTest.run(plan, tested, START_REFUSED.consequence)).length > 0)
+    return EXIT_BAD_INPUT;
+
   const serverId = plan.pins.serverId;
   const session = options.label ?? randomBytes(8).toString("hex");
   // Set once the proxy exists: a reload replaces the gate under it, between decisions.
   let live: { gate: ReloadableGate; announce(): void } | null = null;
+  const watched = [...plan.watch, ...selfTest.watched(plan)];
   const watcher =
-    plan.watch.length === 0
+    watched.length === 0
       ? null
       : watchForReload({
-          paths: plan.watch,
+          paths: watched,
           log,
           reload: async (trigger) => {
             if (live === null) return;
-            await reloadWrap(
-              { replan, gate: live.gate, audit, session, announce: live.announce, log },
-              trigger,
-            );
+            const { gate, announce } = live;
+            const check = (next: WrapPlan, g: ToolGate) => selfTest.run(next, g, RELOAD_REFUSED.consequence);
+            await reloadWrap({ replan, gate, audit, session, announce, log, selfTest: check }, trigger);
           },
         });
   const metered = await wrapMetrics(options, serverId, log);
@@ -211,7 +226,7 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
           import("../wrap/policyProxy.js"),
           import("../session/approvalClaims.js"),
         ]);
-        const gate = reloadableGate(await plan.createGate());
+        const gate = reloadableGate(tested ?? (await plan.createGate()));
         const proxy = new PolicyProxy(
           {
             gate: gate.gate,
@@ -233,6 +248,7 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
                 ? "--startup-timeout <seconds>"
                 : `"startup_timeout" in the mcp.json entry of '${options.server ?? ""}'`,
             ...(metered === null ? {} : { metrics: metered.meter.named }),
+            onCatalog: (snapshot) => selfTest.fetched(plan, snapshot),
           },
           metered === null ? peers : metered.meter.peers(peers),
         );

@@ -13,6 +13,7 @@ import { policyLocation, printDiagnostics, selectionOf, type ContextFlags } from
 import { describeError, errorText } from "./errorReport.js";
 import { lookupEnabledServer } from "./serverLookup.js";
 import type { PinServer } from "./wrapPinServer.js";
+import { selfTestFile, type SelfTestFile } from "./selfTest/selfTestRun.js";
 
 /**
  * `toolgate wrap --config-dir D --server S [--role …]… [-- CMD ARGS…]`: the layers of server S in that context
@@ -40,6 +41,10 @@ export interface WrapPlan {
   startupTimeoutMs?: number;
   /** What a reload watches: the policy file, the configuration directory. */
   watch: string[];
+  /** The policy as shown (`--policy`, config.yaml's `policy:`). */
+  policyShown?: string;
+  /** config.yaml's `tests:`: the self-test, unless `--self-test` names another file. */
+  tests?: SelfTestFile;
 }
 
 /** What a refused plan means, said in its last line: at start nothing runs; at a reload the old policy stays. */
@@ -122,6 +127,11 @@ export function planConfigDirWrap(
   // The mcp.json name, as serve names the server (and `toolgate pin --config-dir D --server S` writes it).
   const pins: PinServer = { serverId: name, fromPins: false };
   const watch = location === null || location.path.startsWith(dir + "/") ? [dir] : [dir, location.path];
+  const tests = selfTestFile(undefined, config);
+  const shown = {
+    ...(location === null ? {} : { policyShown: location.shown }),
+    ...(tests === null ? {} : { tests }),
+  };
   const server = found.server;
   const [program, ...args] = command;
   if (program !== undefined) {
@@ -137,6 +147,7 @@ export function planConfigDirWrap(
       approvalKeys: { files: config.global.approvalKeys, dir: config.dir },
       pins,
       watch,
+      ...shown,
       ...(server.startupTimeoutMs === undefined ? {} : { startupTimeoutMs: server.startupTimeoutMs }),
     };
   }
@@ -160,6 +171,7 @@ export function planConfigDirWrap(
     approvalKeys: { files: config.global.approvalKeys, dir: config.dir },
     pins,
     watch,
+    ...shown,
     ...(server.startupTimeoutMs === undefined ? {} : { startupTimeoutMs: server.startupTimeoutMs }),
   };
 }

@@ -20,12 +20,15 @@ export interface WrapReloadDeps {
   session: string;
   /** The new policy is in force: the client hears that the tools it may see changed. */
   announce(): void;
+  /** The new plan's gate's self-test, before it is applied: [] passed (or none), else its problem lines. */
+  selfTest?(plan: WrapPlan, gate: ToolGate): Promise<string[]>;
   log(line: string, fields?: LogFields): void;
 }
 
 /**
- * One reload of wrap's policy: read and checked as at start; applied between decisions when it is valid,
- * refused (and the policy in force kept) when it is not. Either way one line on stderr and one audit event.
+ * One reload of wrap's policy: read and checked as at start, its self-test run (when there is one); applied
+ * between decisions when it is valid and its cases pass, refused (and the policy in force kept) when not.
+ * Either way one line on stderr and one audit event.
  */
 export async function reloadWrap(deps: WrapReloadDeps, trigger: string): Promise<void> {
   const oldDigest = deps.gate.gate.policyDigest;
@@ -36,6 +39,14 @@ export async function reloadWrap(deps: WrapReloadDeps, trigger: string): Promise
       next = await plan.createGate();
     } catch (error) {
       errors.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  // A policy that no longer decides what its cases say never goes live: the one in force stays.
+  if (plan !== null && next !== null && deps.selfTest !== undefined) {
+    const failed = await deps.selfTest(plan, next);
+    if (failed.length > 0) {
+      errors.push(...failed);
+      next = null;
     }
   }
   if (next === null) {

@@ -2,7 +2,7 @@ import type { Diagnostic } from "../engine/model/diagnostics.js";
 import { appendAll } from "../engine/model/diagnostics.js";
 import { parseServerSelection, parseToolsMap } from "./patternList.js";
 
-import type { SourceNode, SourceRef } from "../engine/model/source.js";
+import type { SourceMap, SourceNode, SourceRef } from "../engine/model/source.js";
 import { serverNameProblem } from "./serverName.js";
 import { describeKind, entryOf, parseYamlSource, unknownKeyWarnings } from "./sourceTree.js";
 import type { GlobalConfig, ServerAlias } from "../engine/model/configDir.js";
@@ -13,6 +13,7 @@ export const CONFIG_YAML_FIELDS = [
   "mapping_mcp_servers",
   "mcp_tools",
   "policy",
+  "tests",
   "approval_keys",
   "state",
 ] as const;
@@ -24,6 +25,7 @@ export function emptyGlobalConfig(): GlobalConfig {
     aliases: [],
     mcpTools: null,
     policy: null,
+    tests: null,
     approvalKeys: [],
     state: null,
     oauth: null,
@@ -110,20 +112,8 @@ export function parseConfigYaml(
       diagnostics,
     );
   }
-  const policy = entryOf(root, "policy");
-  if (policy !== undefined) {
-    const v = policy.value;
-    if (v.kind === "scalar" && typeof v.value === "string" && v.value !== "") {
-      config.policy = { path: v.value, at: v.at };
-    } else if (!(v.kind === "scalar" && v.value === null)) {
-      diagnostics.push({
-        severity: "error",
-        code: "E_FIELD_TYPE",
-        message: `'policy' must be the path of a policy file (relative to the configuration directory), but this is ${describeKind(v)}`,
-        ...v.at,
-      });
-    }
-  }
+  config.policy = parsePath(root, "policy", "a policy file", diagnostics);
+  config.tests = parsePath(root, "tests", "the policy test file of the start-up self-test", diagnostics);
   const keys = entryOf(root, "approval_keys");
   if (keys !== undefined) config.approvalKeys = parseKeyFiles(keys.value, diagnostics);
   const state = entryOf(root, "state");
@@ -154,6 +144,26 @@ export function parseConfigYaml(
   const oauth = entryOf(root, "oauth");
   if (oauth !== undefined) config.oauth = parseOAuth(oauth.value, diagnostics);
   return { config, diagnostics };
+}
+
+/** `policy:`, `tests:`: a path relative to the configuration directory; `null` (or left out): none. */
+function parsePath(
+  root: SourceMap,
+  key: "policy" | "tests",
+  what: string,
+  diagnostics: Diagnostic[],
+): { path: string; at: SourceRef } | null {
+  const v = entryOf(root, key)?.value;
+  if (v === undefined || (v.kind === "scalar" && v.value === null)) return null;
+  if (v.kind === "scalar" && typeof v.value === "string" && v.value !== "")
+    return { path: v.value, at: v.at };
+  diagnostics.push({
+    severity: "error",
+    code: "E_FIELD_TYPE",
+    message: `'${key}' must be the path of ${what} (relative to the configuration directory), but this is ${describeKind(v)}`,
+    ...v.at,
+  });
+  return null;
 }
 
 /** `oauth: { issuers: [URL…], audience: URL, scopes: [S…] }`; every problem is an error (a security setting). */

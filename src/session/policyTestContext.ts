@@ -119,3 +119,27 @@ export class ContextResolver {
     return { gates, configured: config.mcp.servers.map((s) => s.name) };
   }
 }
+
+/**
+ * wrap's self-test: its one server under the gate wrap decides with. wrap decides in the one context its
+ * flags give, so a case that names a context cannot be decided as written.
+ */
+export class FixedGateResolver {
+  constructor(
+    private readonly server: string,
+    private readonly gate: ToolGate,
+  ) {}
+
+  resolve(c: PolicyTestCase): Resolved {
+    const named = Object.entries(c.context).filter(
+      ([k, v]) => v !== undefined && !(k === "skills" && (v as readonly string[]).length === 0),
+    );
+    if (named.length > 0) {
+      return {
+        message: `the case names a context (${named.map(([k]) => k).join(", ")}), and wrap decides in the one its flags give`,
+        hint: "leave out context: in wrap's self-test (--role, --agent, … on wrap choose its context)",
+      };
+    }
+    return { gates: new Map([[this.server, this.gate]]), configured: [this.server] };
+  }
+}

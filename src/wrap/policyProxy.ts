@@ -21,7 +21,7 @@ import {
 } from "../engine/rpc/jsonRpc.js";
 import { clientElicitsForms } from "../session/clientCapabilities.js";
 import type { ServerView } from "../session/serverView.js";
-import { ToolCatalog } from "../session/toolCatalog.js";
+import { ToolCatalog, type CatalogSnapshot } from "../session/toolCatalog.js";
 import { ToolSession, type ToolSessionOptions } from "../session/toolSession.js";
 import { sdkUnknownToolAnswer } from "../session/unknownToolAnswer.js";
 import { ApprovalAsker } from "./approvalAsker.js";
@@ -51,8 +51,8 @@ export interface PolicyProxyOptions extends Pick<
   log: (line: string) => void;
   /** Bound on each request toolgate sends on its own (catalog pages, the probe) and on waiting for them. */
   privateRequestTimeoutMs?: number;
-  /** Called with the tool names each time toolgate has fetched the server's full catalog. */
-  onCatalog?: (tools: readonly string[]) => void;
+  /** Called each time toolgate has fetched the server's full catalog (wrap's self-test runs over it). */
+  onCatalog?: (snapshot: CatalogSnapshot) => void;
   /**
    * The server as `tool_pins` entries name it (`server_id`) and as approval questions show it. Absent: pins
    * apply by tool name alone, and questions show the `serverInfo.name` the server gives itself. That name
@@ -189,7 +189,7 @@ export class PolicyProxy {
       options.log,
       (snapshot) => {
         this.nameWatch.note(this.reportedName());
-        options.onCatalog?.([...snapshot.tools.keys()]);
+        options.onCatalog?.(snapshot);
         this.session.catalogFetched(this.server, snapshot);
       },
     );

@@ -50,6 +50,11 @@ function expectedText(r: CaseResult): string {
 
 /** One line per failing or unusable case, then the totals. */
 export function renderText(files: readonly FileResults[]): string {
+  return [...failureLines(files), totalsLine(files)].join("\n") + "\n";
+}
+
+/** `file:line: FAIL 'name': expected …; got …` per failing case; `E_POLICY_TEST_CONTEXT` per unusable one. */
+export function failureLines(files: readonly FileResults[]): string[] {
   const lines: string[] = [];
   for (const f of files) {
     for (const r of f.results) {
@@ -64,11 +69,15 @@ export function renderText(files: readonly FileResults[]): string {
       }
     }
   }
+  return lines;
+}
+
+/** `4 cases: 3 passed, 1 failed[, 1 could not be run]`. */
+export function totalsLine(files: readonly FileResults[]): string {
   const t = totalsOf(files);
   const total = t.passed + t.failed + t.errors;
   const errors = t.errors === 0 ? "" : `, ${t.errors} could not be run`;
-  lines.push(`${total} case${total === 1 ? "" : "s"}: ${t.passed} passed, ${t.failed} failed${errors}`);
-  return lines.join("\n") + "\n";
+  return `${total} case${total === 1 ? "" : "s"}: ${t.passed} passed, ${t.failed} failed${errors}`;
 }
 
 export function renderJson(files: readonly FileResults[]): string {

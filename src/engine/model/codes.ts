@@ -86,11 +86,15 @@ export const POLICY_FILE_CODES = [
   "W_ITEM_UNMATCHED",
 ] as const;
 
-/** `toolgate policy test` and `toolgate catalog save`: test files, the contexts they name, catalogs. */
+/**
+ * `toolgate policy test` and `toolgate catalog save`: test files, the contexts they name, catalogs; and the
+ * start-up self-test of wrap and serve, which runs such a file.
+ */
 export const POLICY_TEST_CODES = [
   "E_POLICY_TEST_FILE",
   "E_POLICY_TEST_CONTEXT",
   "E_POLICY_TEST_FAILED",
+  "E_SELF_TEST_FAILED",
 ] as const;
 
 /** Findings about the configuration directory and the tokens file. */
@@ -223,6 +227,7 @@ export const LOG_CODES = [
   "I_DRY_RUN",
   "E_RELOAD_REFUSED",
   "I_CONFIG_RELOAD",
+  "I_SELF_TEST_PASSED",
 ] as const;
 
 /** The operator's endpoints (`/readyz`, `/metrics`; src/ops): what they answer when they refuse. */

@@ -112,6 +112,8 @@ export interface GlobalConfig {
   mcpTools: ToolsMap | null;
   /** `policy:` as written (relative to the configuration directory) and where. */
   policy: { path: string; at: SourceRef } | null;
+  /** `tests:` the policy test file of wrap's and serve's start-up self-test (relative to the directory). */
+  tests: { path: string; at: SourceRef } | null;
   /** `approval_keys:` the Ed25519 public keys (PEM files, relative to the directory) artifacts may be signed with. */
   approvalKeys: { path: string; at: SourceRef }[];
   /** `state:` where serve keeps what replicas share (`redis://…`); `null`: this process's memory. */
