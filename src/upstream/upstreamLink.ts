@@ -228,7 +228,7 @@ export class UpstreamLink {
           // restored grant), each with one exchange at most.
           this.state = { kind: "idle" };
           this.watch.state("failed", refused.message);
-          hooks.log(`MCP server '${server.name}': ${refused.message}`, {
+          hooks.log(refused.message, {
             code: refused.code,
             server: server.name,
           });
