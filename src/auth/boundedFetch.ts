@@ -21,6 +21,20 @@ export async function fetchBoundedJson(url: string, bounds: FetchBounds): Promis
     await answer.body?.cancel().catch(() => undefined);
     throw new Error(`${url} answered HTTP ${answer.status}`);
   }
+  const text = await readBoundedText(answer, url, bounds);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Error(`${url} did not answer JSON`);
+  }
+}
+
+/** The body of `answer` as text, read with the same bounds (size as it arrives; time as the signal gave). */
+export async function readBoundedText(
+  answer: Response,
+  url: string,
+  bounds: Omit<FetchBounds, "fetch">,
+): Promise<string> {
   const declared = Number(answer.headers.get("content-length") ?? "0");
   if (declared > bounds.maxBytes) {
     await answer.body?.cancel().catch(() => undefined);
@@ -45,14 +59,10 @@ export async function fetchBoundedJson(url: string, bounds: FetchBounds): Promis
     }
     chunks.push(next.value);
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
-  } catch {
-    throw new Error(`${url} did not answer JSON`);
-  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
-function reasonOf(error: unknown, timeoutMs: number): string {
+export function reasonOf(error: unknown, timeoutMs: number): string {
   if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError"))
     return `no complete answer within ${timeoutMs} ms`;
   const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";

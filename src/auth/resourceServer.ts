@@ -22,7 +22,13 @@ export type AuthCode =
   "E_AUTH_REQUIRED" | "E_AUTH_TOKEN" | "E_AUTH_SCOPE" | "E_AUTH_PRINCIPAL" | "E_AUTH_USE";
 
 export type AuthOutcome<T> =
-  | { ok: true; identity: T; subject: string }
+  | {
+      ok: true;
+      identity: T;
+      subject: string;
+      /** When the token expires (its `exp`, in ms): how long it may stand for its principal. */
+      expiresAt: number;
+    }
   | {
       ok: false;
       status: 401 | 403;
@@ -135,5 +141,6 @@ export async function authenticate<E extends PrincipalRule, T>(
       description: `no principal of this gateway matches the token (subject ${JSON.stringify(subject)}); ask its operator to map it in the tokens file`,
     };
   }
-  return { ok: true, identity: identityOf(entry, checked.claims.iss, subject), subject };
+  const expiresAt = typeof claims.exp === "number" ? claims.exp * 1000 : 0;
+  return { ok: true, identity: identityOf(entry, checked.claims.iss, subject), subject, expiresAt };
 }

@@ -28,6 +28,8 @@ import { describeError } from "./errorReport.js";
 import { openState, stateRefused } from "./serveState.js";
 import { serveDashboard } from "./serveDashboard.js";
 import { UpstreamPool } from "../serve/upstreamPool.js";
+import { SubjectTokens } from "../auth/subjectTokens.js";
+import { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
 
 import {
   addSelfTestOption,
@@ -235,7 +237,10 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   const { loaded, admitted } = read;
   const { policy } = loaded;
   const { clients, operators } = admitted;
-  secrets = new SecretScrubber(loaded.config.mcp.servers);
+  // Remote servers with `auth`: each OAuth principal's newest token is exchanged for theirs; never logged.
+  const subjectTokens = new SubjectTokens();
+  const credentials = new UpstreamCredentials({ subjectTokens });
+  secrets = new SecretScrubber(loaded.config.mcp.servers, () => credentials.secrets());
   if (flags.auditArgs === true && flags.auditLog === undefined) {
     return fail(
       "--audit-args records arguments in the audit log: give the log with --audit-log FILE",
@@ -339,6 +344,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     requestStates,
     count: (principal, isToolCall) => state.count(principal, isToolCall),
     upstreams: new UpstreamPool(log),
+    credentials,
     ...(metrics === null ? {} : { metrics }),
     ...(ui === null ? {} : { desk: ui.desk }),
     log,
@@ -369,5 +375,5 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
   const opsRefused = (await ops?.start(log)) ?? null;
   if (opsRefused !== null) return fail(opsRefused);
   if (!http) return serveStdio(clients[0]!, newSession, audit, flags.maxFrameBytes, log, lifecycle);
-  return serveHttp(flags, admitted, newSession, audit, log, state, ui, lifecycle);
+  return serveHttp(flags, admitted, newSession, audit, log, state, ui, lifecycle, subjectTokens);
 }

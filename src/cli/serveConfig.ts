@@ -4,6 +4,8 @@ import { loadContext, type LoadedContext } from "./contextLoader.js";
 import { logDiagnostic } from "./log/stderrLog.js";
 import { EXIT_BAD_INPUT, fail, type ServeFlags } from "./serveFlags.js";
 import { loadServePrincipals, type ServePrincipals } from "./servePrincipals.js";
+import type { McpServerConfig } from "../engine/model/mcpServers.js";
+import { diagnosticAt, type Diagnostic } from "../engine/model/diagnostics.js";
 
 export interface ServeConfig {
   loaded: LoadedContext;
@@ -55,6 +57,11 @@ export function readServeConfig(flags: ServeFlags, http: boolean): ServeConfig |
         "(see docs/dashboard.md, 'Who may sign in')",
     );
   }
+  const secretsMissing = missingClientSecrets(loaded.config.mcp.servers, process.env);
+  if (secretsMissing.length > 0) {
+    for (const d of secretsMissing) logDiagnostic(d);
+    return fail("remote servers' auth needs client secrets that are not set (see above)");
+  }
   // Every context must work before anything starts: configuration mistakes are start-up errors.
   const probe = localPrincipal("probe");
   const broken = brokenContext(
@@ -66,4 +73,30 @@ export function readServeConfig(flags: ServeFlags, http: boolean): ServeConfig |
     return fail(`cannot serve ${broken.client} (see above)`, "E_START_REFUSED", { principal: broken.client });
   }
   return { loaded, admitted };
+}
+
+/**
+ * Every remote server whose token `auth` names an environment variable for toolgate's client secret that
+ * is not set: refused at start (and at a reload), not at the first user's request.
+ */
+export function missingClientSecrets(
+  servers: readonly McpServerConfig[],
+  env: NodeJS.ProcessEnv,
+): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  for (const server of servers) {
+    if (server.transport === "stdio" || server.auth === undefined) continue;
+    const name = server.auth.clientSecretEnv;
+    if (env[name] !== undefined && env[name] !== "") continue;
+    out.push(
+      diagnosticAt(
+        "error",
+        "E_MCP_SERVER",
+        server.auth.clientSecretEnvAt,
+        `the environment variable ${name} ("auth.client_secret_env" of server '${server.name}') is not set`,
+        `set ${name} to toolgate's client secret at the identity provider before starting serve`,
+      ),
+    );
+  }
+  return out;
 }

@@ -9,6 +9,7 @@ import { signedDirectory } from "../transports/replicaDirectory.js";
 import { fail, type ClientContext, type ServeFlags } from "./serveFlags.js";
 import type { ServeDashboard } from "./serveDashboard.js";
 import { oauthDoors } from "./serveOAuth.js";
+import type { SubjectTokens } from "../auth/subjectTokens.js";
 import type { ServePrincipals } from "./servePrincipals.js";
 import { watchForReload } from "./reloadWatch.js";
 import { onStopSignals, type ServeLifecycle } from "./serveLifecycle.js";
@@ -26,6 +27,7 @@ export async function serveHttp(
   state: SharedState,
   ui: ServeDashboard | null,
   lifecycle: ServeLifecycle,
+  subjectTokens?: SubjectTokens,
 ): Promise<number | null> {
   if (flags.announce !== undefined && !/^https?:\/\/[^/\s]+\/?$/.test(flags.announce)) {
     return fail(
@@ -51,6 +53,7 @@ export async function serveHttp(
             issuers: flags.oauthIssuer,
             audience: () => flags.oauthAudience ?? publicUrl,
             scopes: flags.oauthScope,
+            ...(subjectTokens === undefined ? {} : { subjectTokens }),
           },
           admitted.oauth,
         );

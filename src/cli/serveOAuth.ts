@@ -1,4 +1,5 @@
 import { AccessTokens } from "../auth/accessTokens.js";
+import type { SubjectTokens } from "../auth/subjectTokens.js";
 import {
   authenticate,
   challenge,
@@ -48,7 +49,13 @@ export interface OAuthDoors<C> {
  * principals, and two subjects under one entry are two principals (sessions, limits, servers, states).
  */
 export function oauthDoors<C>(
-  settings: { issuers: readonly string[]; audience: () => string; scopes: readonly string[] },
+  settings: {
+    issuers: readonly string[];
+    audience: () => string;
+    scopes: readonly string[];
+    /** Where each principal's newest token at /mcp is kept for the token exchange (mcp.json `auth`). */
+    subjectTokens?: SubjectTokens;
+  },
   entries: readonly OAuthPrincipal<C>[],
 ): OAuthDoors<C> {
   const oauth: OAuthSettings = settings;
@@ -77,7 +84,13 @@ export function oauthDoors<C>(
         return [path, "/.well-known/oauth-protected-resource"];
       },
       challenge: (problem) => challenge(oauth, problem),
-      authenticate: (token) => authenticate(token, oauth, tokens, clients, identityOf, rules(operators)),
+      authenticate: async (token) => {
+        const outcome = await authenticate(token, oauth, tokens, clients, identityOf, rules(operators));
+        // Before the request is served: a server it reaches with this user's token gets the newest one.
+        if (outcome.ok)
+          settings.subjectTokens?.remember(outcome.identity.principal.key, token, outcome.expiresAt);
+        return outcome;
+      },
     },
     dashboard: (token) => authenticate(token, oauth, tokens, operators, identityOf, rules(clients)),
     replaceEntries: (next) => {

@@ -6,7 +6,9 @@ import type { SourceRef, SourceMap, SourceNode } from "../engine/model/source.js
 import { serverNameProblem } from "./serverName.js";
 import { describeKind, entryOf, unknownKeyWarnings } from "./sourceTree.js";
 import { parseJsoncSource } from "./jsoncSource.js";
-import type { McpJson, McpServerConfig, McpShare, McpTransport } from "../engine/model/mcpServers.js";
+import { parseAuth } from "./mcpAuth.js";
+import { parseShare, parseStartupTimeout } from "./mcpServerSettings.js";
+import type { McpJson, McpServerConfig, McpTransport } from "../engine/model/mcpServers.js";
 
 /** Reads `mcp.json` into the servers of engine/model/mcpServers.ts, with a diagnostic for every entry it rejects. */
 
@@ -25,7 +27,7 @@ const STDIO_FIELDS = [
   "share",
   "startup_timeout",
 ] as const;
-const REMOTE_FIELDS = ["type", "url", "headers", "allowedTools", "share", "startup_timeout"] as const;
+const REMOTE_FIELDS = ["type", "url", "headers", "auth", "allowedTools", "share", "startup_timeout"] as const;
 const ALL_FIELDS = [
   "type",
   "command",
@@ -34,13 +36,11 @@ const ALL_FIELDS = [
   "cwd",
   "url",
   "headers",
+  "auth",
   "allowedTools",
   "share",
   "startup_timeout",
 ];
-/** The longest start-up an entry may ask for: a day (a typo like 60000 for 60 would otherwise hang). */
-const MAX_STARTUP_TIMEOUT_S = 86_400;
-const SHARE_VALUES = ["principal", "session", "all"] as const;
 
 /** The spec's startup warning for `"allowedTools": []`. */
 export function emptyAllowedToolsMessage(server: string): string {
@@ -257,50 +257,24 @@ function parseServer(
   const headersEntry = entryOf(node, "headers");
   const headers =
     headersEntry === undefined ? {} : stringMap(headersEntry.value, "headers", name, diagnostics);
-  if (diagnostics.slice(before).some((d) => d.severity === "error")) return null;
-  return { name, at, transport, url, headers, allowedTools, allowedToolsAt, ...share };
-}
-
-/** toolgate's `"share"`: who shares one connection to the server (serve); absent: its principal's sessions. */
-function parseShare(
-  node: SourceNode & { kind: "map" },
-  name: string,
-  diagnostics: Diagnostic[],
-): { share?: McpShare } {
-  const entry = entryOf(node, "share");
-  if (entry === undefined) return {};
-  const v = entry.value;
-  if (v.kind === "scalar" && (SHARE_VALUES as readonly unknown[]).includes(v.value))
-    return { share: v.value as McpShare };
-  diagnostics.push(
-    error(
-      "E_FIELD_TYPE",
-      `"share" of server '${name}' must be "principal" (one server per token, the default), "session" (one per client session) or "all" (one for every client), but this is ${describeKind(v)}`,
-      v.at,
-    ),
-  );
-  return {};
-}
-
-/** toolgate's `"startup_timeout"`: seconds the server may take to answer its first request. */
-function parseStartupTimeout(
-  node: SourceNode & { kind: "map" },
-  name: string,
-  diagnostics: Diagnostic[],
-): { startupTimeoutMs?: number } {
-  const entry = entryOf(node, "startup_timeout");
-  if (entry === undefined) return {};
-  const v = entry.value;
-  if (v.kind === "scalar" && typeof v.value === "number" && v.value > 0 && v.value <= MAX_STARTUP_TIMEOUT_S)
-    return { startupTimeoutMs: Math.round(v.value * 1000) };
-  diagnostics.push(
-    error(
-      "E_FIELD_TYPE",
-      `"startup_timeout" of server '${name}' must be a number of seconds above 0 and at most ${MAX_STARTUP_TIMEOUT_S} (how long the server may take to start, e.g. 120), but this is ${describeKind(v)}`,
-      v.at,
-    ),
-  );
-  return {};
+  const authEntry = entryOf(node, "auth");
+  const shareAt = entryOf(node, "share")?.value.at ?? null;
+  const auth =
+    authEntry === undefined
+      ? { headers: {} }
+      : parseAuth(authEntry, name, { value: share.share, at: shareAt }, headers, diagnostics);
+  if (auth === null || diagnostics.slice(before).some((d) => d.severity === "error")) return null;
+  return {
+    name,
+    at,
+    transport,
+    url,
+    headers: { ...headers, ...auth.headers },
+    ...(auth.auth === undefined ? {} : { auth: auth.auth }),
+    allowedTools,
+    allowedToolsAt,
+    ...share,
+  };
 }
 
 /**

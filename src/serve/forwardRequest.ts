@@ -5,6 +5,7 @@ import { INTERNAL_ERROR, isJsonObject } from "../engine/rpc/jsonRpc.js";
 import { MAX_FRAME_DEPTH } from "../engine/rpc/inbound.js";
 import { ANY_RESULT } from "../upstream/anyResult.js";
 import { UpstreamUnavailable } from "../upstream/upstreamLink.js";
+import { upstreamAuthErrorIn } from "../upstream/upstreamAuth.js";
 import type { RequestScope } from "./clientLink.js";
 import { isConnectionLoss, relayed, RelayedError, REQUEST_TIMEOUT } from "./relay.js";
 import type { ServerSlot } from "./toolRouter.js";
@@ -81,6 +82,11 @@ export async function forwardRequest(
     // What the operator configured for reaching the server (credentials, headers) never reaches the client.
     return slot.secrets.json(answer);
   } catch (error) {
+    const refused = upstreamAuthErrorIn(error);
+    if (refused !== null) {
+      // The server's credentials were refused or could not be had: the connection itself is sound.
+      throw new UpstreamUnavailable(slot.secrets.text(refused.message), refused.code);
+    }
     if (isConnectionLoss(error)) {
       throw new UpstreamUnavailable(
         `MCP server '${slot.name}' closed the connection before answering ${method}; toolgate is reconnecting`,
@@ -154,6 +160,12 @@ function askable(capabilities: Json): Json {
   for (const key of ["roots", "sampling", "elicitation"])
     if (capabilities[key] !== undefined) out[key] = capabilities[key];
   return out;
+}
+
+/** A request other than a call to a server that cannot be had: its reason, and its code when not "down". */
+export function unavailableError(error: UpstreamUnavailable): RelayedError {
+  const data = error.code === "E_UPSTREAM_UNAVAILABLE" ? undefined : { code: error.code };
+  return new RelayedError(INTERNAL_ERROR, error.message, data);
 }
 
 export function messageOf(error: unknown): string {

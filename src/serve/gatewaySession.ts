@@ -10,7 +10,7 @@ import type { MessageTransport } from "../transports/messageTransport.js";
 import { UpstreamUnavailable } from "../upstream/upstreamLink.js";
 import { ClientLink, type ClientHandler, type RequestScope } from "./clientLink.js";
 import { ClientStreams } from "./clientStreams.js";
-import { forwardRequest, messageOf } from "./forwardRequest.js";
+import { forwardRequest, messageOf, unavailableError } from "./forwardRequest.js";
 import { RelayedError } from "./relay.js";
 import {
   relayServerNotification,
@@ -240,7 +240,7 @@ export class GatewaySession implements ClientHandler {
       return await this.route(method, params, scope);
     } catch (error) {
       // A server that is down answers every request at once with why, as a JSON-RPC error.
-      if (error instanceof UpstreamUnavailable) throw new RelayedError(-32603, error.message);
+      if (error instanceof UpstreamUnavailable) throw unavailableError(error);
       throw error;
     }
   }

@@ -1,3 +1,4 @@
+import type { UpstreamAuthCode } from "../engine/errors.js";
 import type { SessionCounters } from "../engine/model/decision.js";
 import { denyResult, type ToolResult } from "../session/answers.js";
 import type { CatalogState } from "../session/toolCatalog.js";
@@ -88,10 +89,10 @@ export async function answerMetaLookup(
   }
 }
 
-function catalogUnavailable(via: string, state: { reason: string }): ToolResult {
+function catalogUnavailable(via: string, state: { reason: string; code?: UpstreamAuthCode }): ToolResult {
   return denyResult({
     tool: via,
-    code: "E_CATALOG_UNAVAILABLE",
+    code: state.code ?? "E_CATALOG_UNAVAILABLE",
     reason: state.reason,
     violations: [],
     by: "toolgate",

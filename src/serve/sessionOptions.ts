@@ -10,6 +10,7 @@ import type { SessionContext } from "./sessionContext.js";
 import type { ServeMode } from "./serveMode.js";
 import type { UpstreamPool } from "./upstreamPool.js";
 import type { GatewayMetrics } from "../ops/gatewayMetrics.js";
+import type { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
 
 /** What one client session of `toolgate serve` is made with (gatewaySession.ts), and its defaults. */
 
@@ -67,6 +68,11 @@ export interface SessionOptions {
   upstreams?: UpstreamPool;
   /** Where the session, its decisions and its servers' states are counted (the gateway's `/metrics`). */
   metrics?: GatewayMetrics;
+  /**
+   * The tokens remote servers with `auth` are reached with (token_exchange per principal, from the
+   * principals' own access tokens; client_credentials). Absent: the process's own, with no user tokens.
+   */
+  credentials?: UpstreamCredentials;
   log: (line: string) => void;
 }
 

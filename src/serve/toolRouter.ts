@@ -222,7 +222,9 @@ export class ToolRouter {
               return rewritten;
             })
             .then(resolve, (error: unknown) =>
-              error instanceof UpstreamUnavailable ? resolve(failed(error.message)) : reject(error as Error),
+              error instanceof UpstreamUnavailable
+                ? resolve(failed(error.message, error.code))
+                : reject(error as Error),
             );
         },
         ask: (question, about) => this.deps.askApproval(question, request, about),

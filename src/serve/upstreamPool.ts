@@ -55,7 +55,9 @@ interface Entry {
 
 /** How a session's server is shared: the key of its pool entry. */
 export function shareKey(config: McpServerConfig, principal: string, sessionId: string): string {
-  const share = config.share ?? "principal";
+  // A connection carrying a user's own token is never everyone's (mcp.json refuses "all" for it already).
+  const perUser = config.transport !== "stdio" && config.auth?.type === "token_exchange";
+  const share = config.share === "all" && perUser ? "principal" : (config.share ?? "principal");
   const owner =
     share === "all" ? "*" : share === "session" ? `session:${sessionId}` : `principal:${principal}`;
   return JSON.stringify([owner, config.name]);

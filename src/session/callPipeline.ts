@@ -3,6 +3,7 @@ import { findApprovalArtifact, stripApproval, type ApprovalLookup } from "../eng
 import type { ApprovalEvidence } from "../engine/model/approval.js";
 import type { Rule, SessionCounters } from "../engine/model/decision.js";
 import type { JsonObject, JsonRpcId } from "../engine/rpc/jsonRpc.js";
+import type { UpstreamAuthCode } from "../engine/errors.js";
 import { denyResult, NOT_RECORDED_REASON, type ToolResult } from "./answers.js";
 import { approvalRecord, approvalRequiredText, notApprovedText } from "./approvalRecord.js";
 import { approvalRequestParams, type ApprovalOutcome } from "./approvalQuestion.js";
@@ -50,8 +51,11 @@ export interface ToolCall {
  * - `needs-catalog`: fetch the server's catalog and decide again;
  * - `withdrawn`: the client cancelled while its person was asked; send nothing.
  */
+/** Why a forwarded call never reached its server: it was down, or its credentials were refused. */
+export type UnreachedCode = "E_UPSTREAM_UNAVAILABLE" | UpstreamAuthCode;
+
 export type CallStep =
-  | { kind: "forward"; params: JsonObject; failed(reason: string): ToolResult }
+  | { kind: "forward"; params: JsonObject; failed(reason: string, code?: UnreachedCode): ToolResult }
   | {
       kind: "ask";
       question: JsonObject;
@@ -311,20 +315,20 @@ function forwardStep(ctx: PipelineContext, hand: CallInHand): CallStep {
   return {
     kind: "forward",
     params: hand.forward,
-    failed: (reason) => {
+    failed: (reason, code = "E_UPSTREAM_UNAVAILABLE") => {
       const scrubbed = hand.redaction().scrub(reason);
       record(ctx, hand, {
         decision: "deny",
-        code: "E_UPSTREAM_UNAVAILABLE",
+        code,
         rule: null,
         reason: scrubbed,
         warnings: [],
         approval: () => undefined,
       });
-      ctx.verbose?.(`tools/call ${label(hand)}: deny E_UPSTREAM_UNAVAILABLE — ${scrubbed}`);
+      ctx.verbose?.(`tools/call ${label(hand)}: deny ${code} — ${scrubbed}`);
       return denyResult({
         tool: hand.call.tool,
-        code: "E_UPSTREAM_UNAVAILABLE",
+        code,
         reason: scrubbed,
         violations: [],
         by: "toolgate",

@@ -2,6 +2,7 @@ import type { Era } from "../engine/protocol/eras.js";
 import type { JsonObject, JsonRpcId } from "../engine/rpc/jsonRpc.js";
 import type { Settled } from "../state/settled.js";
 import type { ToolResult } from "./answers.js";
+import type { UnreachedCode } from "./callPipeline.js";
 import type { ApprovalOutcome } from "./approvalQuestion.js";
 import type { ServerView } from "./serverView.js";
 import type { CatalogState } from "./toolCatalog.js";
@@ -67,7 +68,7 @@ export interface CallPort {
   forward(
     params: JsonObject,
     approved: ApprovedRound | null,
-    failed: (reason: string) => ToolResult,
+    failed: (reason: string, code?: UnreachedCode) => ToolResult,
   ): void | Promise<unknown>;
   /** Puts the question to the person (elicitation, or the dashboard) while the call waits. */
   ask(question: JsonObject, about: { tool: string; server: string | null }): Promise<ApprovalOutcome>;

@@ -72,7 +72,7 @@ export function callVerdict(input: VerdictInput): CallVerdict {
   if (!catalog.ok) {
     return {
       kind: "deny",
-      code: "E_CATALOG_UNAVAILABLE",
+      code: catalog.code ?? "E_CATALOG_UNAVAILABLE",
       reason: catalog.reason,
       rule: null,
       violations: [],

@@ -55,12 +55,13 @@ export function describeTool(
   const catalog = input.catalog;
   if (catalog === null) return { kind: "needs-catalog" };
   if (!catalog.ok) {
-    record("deny", "E_CATALOG_UNAVAILABLE", null, catalog.reason);
+    const code = catalog.code ?? "E_CATALOG_UNAVAILABLE";
+    record("deny", code, null, catalog.reason);
     return {
       kind: "deny",
       result: denyResult({
         tool,
-        code: "E_CATALOG_UNAVAILABLE",
+        code,
         reason: catalog.reason,
         violations: [],
         by: "toolgate",

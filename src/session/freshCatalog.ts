@@ -1,3 +1,5 @@
+import { upstreamAuthCodeOf, type UpstreamAuthCode } from "../engine/errors.js";
+
 const MAX_ATTEMPTS = 3;
 
 /**
@@ -10,6 +12,8 @@ const MAX_ATTEMPTS = 3;
 export class FreshCatalog<S> {
   private snapshot: S | null = null;
   private failure = "the catalog has not been fetched yet";
+  /** Set when the last fetch failed for the server's credentials (see upstreamAuthCodeOf). */
+  private failureCode: UpstreamAuthCode | null = null;
   /** Bumped by every list_changed. */
   private epoch = 0;
   /** The epoch at which the current snapshot's fetch started. */
@@ -41,10 +45,11 @@ export class FreshCatalog<S> {
   }
 
   /** The snapshot, or why there is none to decide with. */
-  current(): { ok: true; snapshot: S } | { ok: false; reason: string } {
-    return this.snapshot === null
+  current(): { ok: true; snapshot: S } | { ok: false; reason: string; code?: UpstreamAuthCode } {
+    if (this.snapshot !== null) return { ok: true, snapshot: this.snapshot };
+    return this.failureCode === null
       ? { ok: false, reason: this.failure }
-      : { ok: true, snapshot: this.snapshot };
+      : { ok: false, reason: this.failure, code: this.failureCode };
   }
 
   /** Refetches until the catalog is at least as new as the last list_changed (bounded), or a fetch fails. */
@@ -63,6 +68,7 @@ export class FreshCatalog<S> {
       .then(
         (snapshot) => {
           this.snapshot = snapshot;
+          this.failureCode = null;
           this.fetchedEpoch = epoch;
           try {
             this.onFetched?.(snapshot);
@@ -72,6 +78,7 @@ export class FreshCatalog<S> {
         },
         (error: unknown) => {
           this.snapshot = null;
+          this.failureCode = upstreamAuthCodeOf(error);
           this.failure = `could not fetch the server's tool catalog: ${error instanceof Error ? error.message : String(error)}`;
           this.log(this.failure);
         },

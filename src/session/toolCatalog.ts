@@ -1,3 +1,4 @@
+import type { UpstreamAuthCode } from "../engine/errors.js";
 import { fetchCatalogPages, type FetchCatalogPage, type ListedTool } from "./catalogPages.js";
 import { FreshCatalog } from "./freshCatalog.js";
 import { RawSchemaTexts } from "./rawSchemaTexts.js";
@@ -12,8 +13,12 @@ export interface CatalogSnapshot {
   exactSchemaText(name: string): string | undefined;
 }
 
-/** The catalog a decision is made with, or why there is none. */
-export type CatalogState = { ok: true; snapshot: CatalogSnapshot } | { ok: false; reason: string };
+/**
+ * The catalog a decision is made with, or why there is none; `code` when the reason is the server's
+ * credentials (a refusal then says E_UPSTREAM_AUTH…, not E_CATALOG_UNAVAILABLE).
+ */
+export type CatalogState =
+  { ok: true; snapshot: CatalogSnapshot } | { ok: false; reason: string; code?: UpstreamAuthCode };
 
 const NO_TOOLS: CatalogSnapshot = { tools: new Map(), exactSchemaText: () => undefined };
 

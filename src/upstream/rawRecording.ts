@@ -1,6 +1,7 @@
 import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
+  type FetchLike,
   type JSONRPCMessage,
   type Transport,
 } from "@modelcontextprotocol/client";
@@ -29,7 +30,13 @@ export type RecordingTarget =
       /** Longest line accepted from the server. */
       maxFrameBytes?: number;
     }
-  | { transport: "http" | "sse"; url: string; headers: Record<string, string> };
+  | {
+      transport: "http" | "sse";
+      url: string;
+      headers: Record<string, string>;
+      /** What reaches the server (a remote server's token auth: upstreamAuth.ts); default: fetch. */
+      fetch?: FetchLike;
+    };
 
 export interface RecordingTransport {
   transport: Transport;
@@ -70,7 +77,7 @@ export function recordingTransport(
       transport = new ExactNumbersTransport(
         new StreamableHTTPClientTransport(new URL(target.url), {
           requestInit: { headers: { ...target.headers } },
-          fetch: exactFetch(recordingFetch(onRaw)),
+          fetch: exactFetch(recordingFetch(onRaw, target.fetch)),
         }),
       );
       break;
@@ -79,7 +86,7 @@ export function recordingTransport(
       transport = new ExactNumbersTransport(
         new SSEClientTransport(new URL(target.url), {
           requestInit: { headers: { ...target.headers } },
-          fetch: exactFetch(recordingFetch(onRaw)),
+          fetch: exactFetch(recordingFetch(onRaw, target.fetch)),
         }),
       );
       break;

@@ -16,6 +16,7 @@ import type { CatalogPage } from "../session/catalogPages.js";
 import { reasonOf, slowStart, withStderr } from "./connectFailure.js";
 import { listToolCatalog, listToolsPage, type ListedToolCatalog } from "./toolCatalog.js";
 import { createTransport, stdioLaunch, type UpstreamStderr } from "./upstreamTransport.js";
+import { upstreamAuthErrorIn, type UpstreamAuth } from "./upstreamAuth.js";
 
 export type { ListedToolCatalog } from "./toolCatalog.js";
 export { stdioLaunch, type StdioLaunch, type UpstreamStderr } from "./upstreamTransport.js";
@@ -52,6 +53,8 @@ export interface UpstreamOptions {
   recordToolsListText?: boolean;
   /** With `recordToolsListText`: the longest line accepted from a stdio server (`--max-frame-bytes`). */
   maxFrameBytes?: number;
+  /** How a remote server with token `auth` is reached (serve: for the session's principal); see upstreamTransport.ts. */
+  auth?: UpstreamAuth;
 }
 
 export interface Upstream {
@@ -134,8 +137,8 @@ export async function connectUpstream(
   client.onclose = () => markClosed();
   options.setup?.(client);
 
-  // A server's answer or stderr may echo what it was reached with (a URL's credentials, a header).
-  const secrets = new SecretScrubber([server]);
+  // A server's answer or stderr may echo what it was reached with (a URL's credentials, a header, a token).
+  const secrets = new SecretScrubber([server], () => options.auth?.secrets() ?? []);
   const fail = (reason: string): ToolgateError =>
     new ToolgateError(
       "E_UPSTREAM_CONNECT",
@@ -151,6 +154,9 @@ export async function connectUpstream(
     await client.connect(transport, { timeout: startupMs, maxTotalTimeout: startupMs });
   } catch (error) {
     await client.close().catch(() => {});
+    // Credentials that could not be had or were refused: said as they are (their words hold no secret).
+    const refused = upstreamAuthErrorIn(error);
+    if (refused !== null) throw refused;
     // A child that died before answering has usually said why on stderr; give the pipe a moment to drain.
     await new Promise((r) => setTimeout(r, 50));
     const reason =

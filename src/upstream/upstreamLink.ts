@@ -1,8 +1,9 @@
 import type { Client, ClientCapabilities } from "@modelcontextprotocol/client";
 import type { LogFields } from "../engine/model/logFields.js";
 import type { McpServerConfig } from "../engine/model/mcpServers.js";
-import { ToolgateError } from "../engine/errors.js";
+import { ToolgateError, upstreamAuthCodeOf, type UpstreamAuthCode } from "../engine/errors.js";
 import type { Upstream, UpstreamOptions } from "./upstream.js";
+import { upstreamAuthErrorIn, type UpstreamAuth } from "./upstreamAuth.js";
 import { ToolCatalog, type CatalogSnapshot, type CatalogState } from "../session/toolCatalog.js";
 import { NO_METRICS, type GatewayMetrics, type UpstreamWatch } from "../ops/gatewayMetrics.js";
 
@@ -53,11 +54,19 @@ export interface LinkOptions {
   hooks: LinkHooks;
   /** Where the connection's state, restarts and catalogs are counted (the gateway's `/metrics`). */
   metrics?: GatewayMetrics;
+  /** How a remote server with token `auth` is reached (for the principal the link serves). */
+  auth?: UpstreamAuth;
 }
 
+/**
+ * The server cannot be had for this request: it is down (`E_UPSTREAM_UNAVAILABLE`), or its credentials
+ * could not be had or were refused for the principal (`E_UPSTREAM_AUTH`, `E_UPSTREAM_AUTH_PRINCIPAL`).
+ */
 export class UpstreamUnavailable extends ToolgateError {
-  constructor(message: string) {
-    super("E_UPSTREAM_UNAVAILABLE", message);
+  declare readonly code: "E_UPSTREAM_UNAVAILABLE" | UpstreamAuthCode;
+
+  constructor(message: string, code: "E_UPSTREAM_UNAVAILABLE" | UpstreamAuthCode = "E_UPSTREAM_UNAVAILABLE") {
+    super(code, message);
   }
 }
 
@@ -138,7 +147,9 @@ export class UpstreamLink {
     try {
       return { ok: true, snapshot: await this.tools() };
     } catch (error) {
-      return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+      const reason = error instanceof Error ? error.message : String(error);
+      const code = upstreamAuthCodeOf(error);
+      return code === null ? { ok: false, reason } : { ok: false, reason, code };
     }
   }
 
@@ -197,6 +208,7 @@ export class UpstreamLink {
       // Exact pins are checked against the schema text the server sent, as wrap does.
       recordToolsListText: true,
       ...(this.options.maxFrameBytes === undefined ? {} : { maxFrameBytes: this.options.maxFrameBytes }),
+      ...(this.options.auth === undefined ? {} : { auth: this.options.auth }),
       setup: (client) => hooks.setup(client),
       onStderr: (text) => {
         for (const line of text.split("\n")) {
@@ -210,6 +222,18 @@ export class UpstreamLink {
       (error: unknown) => {
         const reason = error instanceof Error ? error.message : String(error);
         if (this.state.kind === "closed") throw error;
+        const refused = upstreamAuthErrorIn(error);
+        if (refused !== null) {
+          // Not the server being down: no backoff. The next request tries again (a user's fresh token, a
+          // restored grant), each with one exchange at most.
+          this.state = { kind: "idle" };
+          this.watch.state("failed", refused.message);
+          hooks.log(refused.message, {
+            code: refused.code,
+            server: server.name,
+          });
+          throw new UpstreamUnavailable(refused.message, refused.code);
+        }
         this.goDown(reason);
         throw new UpstreamUnavailable(reason);
       },

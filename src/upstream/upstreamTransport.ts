@@ -8,6 +8,8 @@ import {
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import type { McpServerConfig } from "../engine/model/mcpServers.js";
 import { recordingTransport, type ToolsListTexts } from "./rawRecording.js";
+import { authFetch, type UpstreamAuth } from "./upstreamAuth.js";
+import { OWN_CREDENTIALS } from "./upstreamCredentials.js";
 
 /**
  * How toolgate reaches one mcp.json entry: the SDK transport for its kind (a child process for stdio,
@@ -25,6 +27,17 @@ export interface TransportOptions {
   baseDir?: string;
   recordToolsListText?: boolean;
   maxFrameBytes?: number;
+  /**
+   * How a remote server with token `auth` is reached (serve: per principal); absent: as the process itself
+   * (client_credentials works, token_exchange is refused: there is no user token).
+   */
+  auth?: UpstreamAuth;
+}
+
+/** The fetch a remote server is reached with: its token added to every request when its entry has `auth`. */
+export function serverFetch(server: McpServerConfig, auth?: UpstreamAuth): typeof fetch | undefined {
+  const found = auth ?? OWN_CREDENTIALS.forServer(server, null);
+  return found === undefined ? undefined : (authFetch(server.name, found) as typeof fetch);
 }
 
 /**
@@ -82,7 +95,12 @@ export function createTransport(
             stderr: options.stderr ?? "pipe",
             ...(options.maxFrameBytes === undefined ? {} : { maxFrameBytes: options.maxFrameBytes }),
           }
-        : { transport: server.transport, url: server.url, headers: { ...server.headers } };
+        : {
+            transport: server.transport,
+            url: server.url,
+            headers: { ...server.headers },
+            ...withFetch(serverFetch(server, options.auth)),
+          };
     const recording = recordingTransport(target, onStderr);
     return { transport: recording.transport, pid: recording.pid, texts: recording.texts };
   }
@@ -100,6 +118,7 @@ export function createTransport(
       return {
         transport: new StreamableHTTPClientTransport(new URL(server.url), {
           requestInit: { headers: { ...server.headers } },
+          ...withFetch(serverFetch(server, options.auth)),
         }),
         pid: () => null,
         texts: null,
@@ -109,9 +128,14 @@ export function createTransport(
         // The SDK adds requestInit's headers to the request opening the event stream as well as to each POST.
         transport: new SSEClientTransport(new URL(server.url), {
           requestInit: { headers: { ...server.headers } },
+          ...withFetch(serverFetch(server, options.auth)),
         }),
         pid: () => null,
         texts: null,
       };
   }
+}
+
+function withFetch(f: typeof fetch | undefined): { fetch?: typeof fetch } {
+  return f === undefined ? {} : { fetch: f };
 }

@@ -35,8 +35,17 @@ export const CLIENTS: Record<string, string> = {
 
 const REDIRECT = "http://127.0.0.1:9/callback";
 
-/** `dashboardRedirect`: also register the dashboard's public client `dashboard`, sent back there. */
-export async function startIssuer(options: { dashboardRedirect?: string } = {}): Promise<Issuer> {
+/**
+ * `dashboardRedirect`: also register the dashboard's public client `dashboard`, sent back there.
+ * `clients`: more clients; `configure`: called with the provider before it listens (a grant of the test's).
+ */
+export async function startIssuer(
+  options: {
+    dashboardRedirect?: string;
+    clients?: Record<string, unknown>[];
+    configure?: (provider: Provider, url: string) => void;
+  } = {},
+): Promise<Issuer> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const { privateKey } = await generateKeyPair("RS256", { extractable: true });
@@ -74,6 +83,7 @@ export async function startIssuer(options: { dashboardRedirect?: string } = {}):
               scope: "tools:call",
             },
           ]),
+      ...(options.clients ?? []),
     ],
     scopes: ["openid", "tools:call", "tools:read"],
     pkce: { required: () => true },
@@ -96,6 +106,7 @@ export async function startIssuer(options: { dashboardRedirect?: string } = {}):
     },
   });
   provider.proxy = false;
+  options.configure?.(provider, url);
   // The provider answers its own failures with a generic page: say the real error where the test shows it.
   provider.on("server_error", (_ctx: unknown, error: Error) =>
     process.stderr.write(`oidc-provider: ${error.stack ?? error.message}\n`),

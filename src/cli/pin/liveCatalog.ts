@@ -5,6 +5,8 @@ import { recordingTransport, type RecordingTarget } from "../../upstream/rawReco
 import { describeTarget } from "../../upstream/serverTarget.js";
 import { ANY_RESULT } from "../../upstream/anyResult.js";
 import { stdioLaunch, upstreamClient } from "../../upstream/upstream.js";
+import { serverFetch } from "../../upstream/upstreamTransport.js";
+import { upstreamAuthErrorIn } from "../../upstream/upstreamAuth.js";
 import { parseStrictJson } from "../../engine/json/strictJson.js";
 import { extractToolSchemaTexts } from "../../engine/pins/exactHash.js";
 import type { ToolDefinition } from "../../engine/model/gate.js";
@@ -50,6 +52,8 @@ export function targetFromConfig(server: McpServerConfig, baseDir: string): Cata
       name: server.name,
       url: server.url,
       headers: { ...server.headers },
+      // A server with token auth: client_credentials as the process; token_exchange is refused (no user).
+      ...withFetch(serverFetch(server)),
       ...own,
     };
   }
@@ -82,6 +86,8 @@ export async function readLiveCatalog(
     await client.connect(transport, { timeout: startupMs, maxTotalTimeout: startupMs });
   } catch (error) {
     await client.close().catch(() => {});
+    const refused = upstreamAuthErrorIn(error);
+    if (refused !== null) throw refused;
     await new Promise((r) => setTimeout(r, 50));
     if (/timed out/i.test(reasonOf(error))) {
       throw new ToolgateError(
@@ -175,4 +181,8 @@ function reasonOf(error: unknown): string {
     return error.message;
   }
   return String(error);
+}
+
+function withFetch(f: typeof fetch | undefined): { fetch?: typeof fetch } {
+  return f === undefined ? {} : { fetch: f };
 }

@@ -31,10 +31,45 @@ export interface StdioServerConfig extends McpServerBase {
   cwd: string | null;
 }
 
+/**
+ * How toolgate authenticates at a remote server (`auth` in mcp.json), beside the `headers` it always sends:
+ * - `token_exchange`: per principal, the OAuth principal's access token exchanged (RFC 8693) for a token
+ *   whose audience is the server; the client's own token never leaves the gateway;
+ * - `client_credentials`: the gateway's own token (OAuth client credentials), rotated before it expires.
+ * Absent (or `{ "type": "static", "headers": … }` in the file): the `headers` alone, the same for everyone.
+ */
+export type UpstreamAuthConfig = TokenExchangeAuth | ClientCredentialsAuth;
+
+interface TokenClientAuth {
+  /** Where the `auth` object is written (messages name it). */
+  at: SourceRef;
+  clientId: string;
+  /** The environment variable holding toolgate's client secret at the token endpoint. */
+  clientSecretEnv: string;
+  /** Where `client_secret_env` is written. */
+  clientSecretEnvAt: SourceRef;
+  scope: string | null;
+  audience: string | null;
+}
+
+export interface TokenExchangeAuth extends TokenClientAuth {
+  type: "token_exchange";
+  /** `null`: the principal's issuer's, from its metadata. */
+  tokenEndpoint: string | null;
+  audience: string;
+}
+
+export interface ClientCredentialsAuth extends TokenClientAuth {
+  type: "client_credentials";
+  tokenEndpoint: string;
+}
+
 export interface RemoteServerConfig extends McpServerBase {
   transport: "http" | "sse";
   url: string;
   headers: Record<string, string>;
+  /** Absent: the static `headers` only. */
+  auth?: UpstreamAuthConfig;
 }
 
 export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
