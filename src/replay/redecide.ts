@@ -1,7 +1,7 @@
-import { auditRule, type AuditRule } from "../../audit/events.js";
-import type { SessionCounters } from "../../engine/model/decision.js";
-import type { ToolGate } from "../../engine/model/gate.js";
-import { planObligations } from "../../session/obligations.js";
+import { auditRule, type AuditRule } from "../audit/events.js";
+import type { SessionCounters } from "../engine/model/decision.js";
+import type { ToolGate } from "../engine/model/gate.js";
+import { planObligations } from "../session/obligations.js";
 import type { Outcome, RecordedCall } from "./records.js";
 
 /**

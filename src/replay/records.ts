@@ -1,5 +1,5 @@
-import type { AuditRule } from "../../audit/events.js";
-import { parseMetaToolName } from "../../serve/naming.js";
+import type { AuditRule } from "../audit/events.js";
+import { parseMetaToolName } from "../serve/naming.js";
 
 /**
  * The events of an audit log that replay re-decides, read back as untrusted JSON: every field replay relies

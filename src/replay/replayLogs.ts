@@ -1,8 +1,8 @@
 import { closeSync } from "node:fs";
-import { fileLines, openAuditForReading } from "../../audit/auditFile.js";
-import { verifyChain } from "../../audit/verifyChain.js";
-import type { SessionCounters } from "../../engine/model/decision.js";
-import type { ToolGate } from "../../engine/model/gate.js";
+import { fileLines, openAuditForReading } from "../audit/auditFile.js";
+import { verifyChain } from "../audit/verifyChain.js";
+import type { SessionCounters } from "../engine/model/decision.js";
+import type { ToolGate } from "../engine/model/gate.js";
 import { recordOf } from "./records.js";
 import { nameVerdict, redecideCall } from "./redecide.js";
 import { ReplayTally, type ReplayDiff } from "./tally.js";

@@ -1,4 +1,4 @@
-import type { AuditRule } from "../../audit/events.js";
+import type { AuditRule } from "../audit/events.js";
 import type { Outcome } from "./records.js";
 import type { Redecided, Verdict } from "./redecide.js";
 
