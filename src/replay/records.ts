@@ -83,7 +83,9 @@ function callOf(event: Record<string, unknown>): RecordedCall | null | string {
   if (outcome === "hidden" && code === null && rule === null) return null;
   const call: RecordedCall = {
     kind: "call",
-    ...where,
+    server: where.server,
+    principal: where.principal,
+    session: where.session,
     tool,
     outcome,
     code,
