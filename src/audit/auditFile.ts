@@ -6,7 +6,8 @@ import { GENESIS_HEAD, lineHash, parseChainedLine, type ChainHead } from "./chai
 
 /** Longest line read back when finding the head; a longer last line is refused, not guessed at. */
 export const MAX_AUDIT_LINE_BYTES = 64 * 1024 * 1024;
-const CHUNK = 64 * 1024;
+/** Bytes read at a time; a line's bytes are a view of its chunk. */
+const CHUNK = 256 * 1024;
 const NEWLINE = 0x0a;
 
 /**
@@ -89,29 +90,38 @@ export interface FileLine {
   terminated: boolean;
 }
 
-/** The lines of an open file, read in chunks (a log can be larger than memory allows at once). */
-export function* fileLines(fd: number): Generator<FileLine> {
+/**
+ * The lines of an open file, read in chunks (a log can be larger than memory allows at once). Each read
+ * fills a buffer of its own, and a line inside one is a view of it, not a copy (replay reads a million lines
+ * in seconds; copying each one cost a tenth of that): a reader that keeps a line's bytes keeps its chunk.
+ * `end`: read no further than this byte (the size the file had when a reader began, while a gateway may
+ * still be appending to it).
+ */
+export function* fileLines(fd: number, end = Infinity): Generator<FileLine> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let number = 0;
-  const chunk = Buffer.alloc(CHUNK);
+  let position = 0;
   for (;;) {
-    const read = readSync(fd, chunk, 0, CHUNK, null);
+    // Not zeroed: only the `read` bytes the file wrote into it are ever looked at.
+    const buffer = Buffer.allocUnsafeSlow(CHUNK);
+    const read = readSync(fd, buffer, 0, Math.min(CHUNK, end - position), position);
+    position += read;
     if (read === 0) break;
+    const chunk = buffer.subarray(0, read);
     let start = 0;
-    const view = chunk.subarray(0, read);
     for (;;) {
-      const newline = view.indexOf(NEWLINE, start);
+      const newline = chunk.indexOf(NEWLINE, start);
       if (newline < 0) break;
-      const piece = view.subarray(start, newline);
-      const bytes = pending.length === 0 ? Buffer.from(piece) : Buffer.concat([...pending, piece]);
+      const piece = chunk.subarray(start, newline);
+      const bytes = pending.length === 0 ? piece : Buffer.concat([...pending, piece]);
       pending = [];
       pendingBytes = 0;
       yield { number: ++number, bytes, terminated: true };
       start = newline + 1;
     }
     if (start < read) {
-      pending.push(Buffer.from(view.subarray(start)));
+      pending.push(chunk.subarray(start));
       pendingBytes += read - start;
       if (pendingBytes > MAX_AUDIT_LINE_BYTES) {
         throw new ToolgateError(

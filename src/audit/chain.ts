@@ -1,4 +1,4 @@
-import { parseStrictJson } from "../engine/json/strictJson.js";
+import { DEFAULT_MAX_JSON_DEPTH, parseStrictJson } from "../engine/json/strictJson.js";
 import { sha256Hex } from "../engine/pins/hashes.js";
 
 /**
@@ -42,12 +42,16 @@ export type ParsedChainLine =
 /**
  * A line of a chained audit log read back: strict JSON (duplicate member names would let two readers see
  * two different events in one line), an object, a positive integer `seq`, a 64-hex `prev`, and the
- * `policy_digest` every event carries.
+ * `policy_digest` every event carries. `expectedPrev`: the hash the reader expects `prev` to be (a verifier
+ * knows it); a `prev` equal to it is hex without looking again.
  */
-export function parseChainedLine(text: string): ParsedChainLine {
-  const parsed = parseStrictJson(text);
-  if (!parsed.ok) return { ok: false, why: `not strict JSON (${parsed.message})` };
-  const value = parsed.value;
+export function parseChainedLine(text: string, expectedPrev?: string): ParsedChainLine {
+  let value: unknown = asWritten(text);
+  if (value === undefined) {
+    const parsed = parseStrictJson(text);
+    if (!parsed.ok) return { ok: false, why: `not strict JSON (${parsed.message})` };
+    value = parsed.value;
+  }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return { ok: false, why: "not a JSON object" };
   }
@@ -57,13 +61,60 @@ export function parseChainedLine(text: string): ParsedChainLine {
     return { ok: false, why: "no chain position (`seq` must be an integer from 1)" };
   }
   const prev = event.prev;
-  if (typeof prev !== "string" || !SHA256_HEX.test(prev)) {
+  if (typeof prev !== "string" || (prev !== expectedPrev && !SHA256_HEX.test(prev))) {
     return { ok: false, why: "no chain link (`prev` must be 64 lowercase hex characters)" };
   }
   if (!Object.hasOwn(event, "policy_digest")) return { ok: false, why: "no `policy_digest`" };
   const digest = event.policy_digest;
-  if (digest !== null && (typeof digest !== "string" || !SHA256_HEX.test(digest))) {
-    return { ok: false, why: "`policy_digest` is neither null nor a hex SHA-256" };
+  if (digest !== null && digest !== lastDigest) {
+    if (typeof digest !== "string" || !SHA256_HEX.test(digest)) {
+      return { ok: false, why: "`policy_digest` is neither null nor a hex SHA-256" };
+    }
+    lastDigest = digest;
   }
   return { ok: true, seq, prev, event };
+}
+
+/** The last `policy_digest` found to be hex: a log's events mostly carry one, checked once. */
+let lastDigest: string | null = null;
+
+/**
+ * The value of a line written as JSON.stringify writes it (as the audit sink does), found the cheap way:
+ * when the native parser's value, written again, is the very same text, the text is the writing of a value,
+ * and a value's object has each member name once, so the text repeats none; the native parser accepts
+ * nothing else the strict scanner refuses, and the depth is checked on the value (before writing it again).
+ * `undefined`: any other text (spaces, an escape or a number written otherwise, a repeated name, an error),
+ * which parseStrictJson then reads and judges with its own messages. Twice as fast as the strict scan.
+ */
+function asWritten(text: string): object | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || deeperThan(value, DEFAULT_MAX_JSON_DEPTH))
+    return undefined;
+  try {
+    return JSON.stringify(value) === text ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether arrays and objects nest more than `room` deep in `value` (as parseStrictJson counts depth). */
+function deeperThan(value: object, room: number): boolean {
+  if (room === 0) return true;
+  if (Array.isArray(value)) {
+    for (const child of value as unknown[]) {
+      if (typeof child === "object" && child !== null && deeperThan(child, room - 1)) return true;
+    }
+    return false;
+  }
+  // A parsed value's members are all its own: for…in walks them without making a list of them.
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (typeof child === "object" && child !== null && deeperThan(child, room - 1)) return true;
+  }
+  return false;
 }

@@ -1,6 +1,6 @@
 import type { FileLine } from "./auditFile.js";
 import { decodeUtf8 } from "./auditFile.js";
-import { AUDIT_GENESIS, lineHash, parseChainedLine } from "./chain.js";
+import { AUDIT_GENESIS, lineHash, parseChainedLine, type ParsedChainLine } from "./chain.js";
 
 /**
  * `toolgate audit verify`: walks a log's lines and reports the first link that does not hold.
@@ -53,13 +53,35 @@ export function verifyChain(
   lines: Iterable<FileLine>,
   onEvent?: (line: number, event: Record<string, unknown>) => void,
 ): ChainReport {
+  const steps = verifyChainSteps(lines, onEvent);
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
+}
+
+/** Lines walked between two pauses of {@link verifyChainSteps}. */
+export const CHAIN_STEP_LINES = 256;
+
+/**
+ * verifyChain in steps: the same walk, pausing (a bare `yield`) after every CHAIN_STEP_LINES lines, also
+ * while it reads on past a break to tell what kind it is. A reader inside a server (the dashboard's what-if
+ * view) lets the event loop run between steps; verifyChain runs them back to back.
+ */
+export function* verifyChainSteps(
+  lines: Iterable<FileLine>,
+  onEvent?: (line: number, event: Record<string, unknown>) => void,
+): Generator<void, ChainReport, void> {
   const iterator = lines[Symbol.iterator]();
   let previous: Previous | null = null;
   let events = 0;
+  let sincePause = 0;
   for (let next = iterator.next(); next.done !== true; next = iterator.next()) {
     const { number, bytes, terminated } = next.value;
     const text = decodeUtf8(bytes);
-    const parsed = text === null ? ({ ok: false, why: "not UTF-8" } as const) : parseChainedLine(text);
+    const expectedPrev: string = previous === null ? AUDIT_GENESIS : previous.hash;
+    const parsed: ParsedChainLine =
+      text === null ? ({ ok: false, why: "not UTF-8" } as const) : parseChainedLine(text, expectedPrev);
     if (!terminated) {
       return broken(events, {
         line: number,
@@ -78,7 +100,6 @@ export function verifyChain(
     }
 
     const expectedSeq = previous === null ? 1 : previous.seq + 1;
-    const expectedPrev = previous === null ? AUDIT_GENESIS : previous.hash;
     const links = parsed.prev === expectedPrev;
     const counts = parsed.seq === expectedSeq;
     if (!links || !counts) {
@@ -89,7 +110,7 @@ export function verifyChain(
         expected_seq: expectedSeq,
         found_seq: parsed.seq,
       };
-      const found = classify(number, previous, parsed.seq, links, lineHash(bytes), detail, iterator);
+      const found = yield* classify(number, previous, parsed.seq, links, lineHash(bytes), detail, iterator);
       // An edit found through the next line's link: the edited line was counted before it was suspect.
       const { line, kind, message, ...rest } = found;
       return broken(found.line < number ? events - 1 : events, { line, kind, message, ...rest });
@@ -97,6 +118,10 @@ export function verifyChain(
     previous = { line: number, seq: parsed.seq, hash: lineHash(bytes) };
     events++;
     onEvent?.(number, parsed.event);
+    if (++sincePause === CHAIN_STEP_LINES) {
+      sincePause = 0;
+      yield;
+    }
   }
   return {
     ok: true,
@@ -114,7 +139,7 @@ type Detail = Required<
   Pick<ChainBreak, "detected_at" | "expected_prev" | "found_prev" | "expected_seq" | "found_seq">
 >;
 
-function classify(
+function* classify(
   number: number,
   previous: Previous | null,
   seq: number,
@@ -122,7 +147,7 @@ function classify(
   currentHash: string,
   detail: Detail,
   rest: Iterator<FileLine>,
-): ChainBreak {
+): Generator<void, ChainBreak, void> {
   const expectedSeq = detail.expected_seq;
   const before = previous === null ? "the start of the log" : `line ${previous.line}`;
   if (links) {
@@ -164,7 +189,7 @@ function classify(
     };
   }
   if (seq > expectedSeq) {
-    const laterSeqs = seqsAfter(rest, expectedSeq, seq);
+    const laterSeqs = yield* seqsAfter(rest, expectedSeq, seq);
     if (laterSeqs) {
       return {
         ...detail,
@@ -193,8 +218,13 @@ function classify(
 }
 
 /** True when a later line has a seq in [from, to): the events "missing" here were moved, not deleted. */
-function seqsAfter(rest: Iterator<FileLine>, from: number, to: number): boolean {
+function* seqsAfter(rest: Iterator<FileLine>, from: number, to: number): Generator<void, boolean, void> {
+  let sincePause = 0;
   for (let next = rest.next(); next.done !== true; next = rest.next()) {
+    if (++sincePause === CHAIN_STEP_LINES) {
+      sincePause = 0;
+      yield;
+    }
     const text = decodeUtf8(next.value.bytes);
     if (text === null) continue;
     const parsed = parseChainedLine(text);

@@ -14,9 +14,10 @@ import { errorText, printError } from "./errorReport.js";
 import { collect, integer } from "./optionParsers.js";
 
 /**
- * `toolgate dashboard`: the verdict matrix and the audit logs of a configuration directory in a browser
- * (docs/dashboard.md). The command owns what the pages must not choose: the directory, the policy, the token,
- * and which audit logs may be shown (a page never names a file). Catalogs are fetched the way `toolgate info`
+ * `toolgate dashboard`: the verdict matrix, the audit logs and the what-if replay of a configuration
+ * directory in a browser (docs/dashboard.md). The command owns what the pages must not choose: the directory,
+ * the policy, the token, and which audit logs may be read (a page never names a log; the what-if page names a
+ * candidate only from the directory's own list). Catalogs are fetched the way `toolgate info`
  * fetches them (this module passes that code path to the dashboard, which sits below the CLI).
  */
 
@@ -56,7 +57,12 @@ export function registerDashboardCommand(program: Command): void {
       "--token <token>",
       `the token people sign in with (else $TOOLGATE_TOKEN; at least ${MIN_TOKEN_LENGTH} characters)`,
     )
-    .option("--audit-log <file>", "an audit log the audit page may show (repeatable)", collect, [])
+    .option(
+      "--audit-log <file>",
+      "an audit log the audit and what-if pages may read (repeatable)",
+      collect,
+      [],
+    )
     .option(
       "--timeout <ms>",
       "bound on a server's start-up and each tools/list page",

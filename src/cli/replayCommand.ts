@@ -3,9 +3,9 @@ import { printableLines } from "../engine/text/printable.js";
 import { loadActivePolicy, loadContext } from "./contextLoader.js";
 import { addContextOptions, type ContextFlags } from "./contextOptions.js";
 import { errorText, printError } from "./errorReport.js";
-import { candidateGates } from "./replay/candidateGates.js";
-import { replayJson, replayMarkdown, replayText, type ReplayReport } from "./replay/render.js";
-import { replayLogs } from "./replay/replayLogs.js";
+import { candidateGates } from "../replay/candidateGates.js";
+import { replayJson, replayMarkdown, replayText, type ReplayReport } from "../replay/render.js";
+import { replayLogs } from "../replay/replayLogs.js";
 
 /** Exit statuses: replayed (and nothing --fail-on names changed) / --fail-on's kind changed, or a chain broken / bad input. */
 const EXIT_OK = 0;

@@ -280,6 +280,7 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
           audit,
           auditLog: flags.auditLog,
           dir: loaded.dir,
+          selection: loaded.selection,
           policyFlag: flags.policy,
           operators,
           ...(metrics === null ? {} : { status: metrics }),

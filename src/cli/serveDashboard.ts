@@ -11,7 +11,7 @@ import type { Operator } from "../engine/model/principal.js";
 import type { OperatorToken } from "./servePrincipals.js";
 import { ApprovalDesk } from "../session/approvalDesk.js";
 import { DEFAULT_UPSTREAM_TIMEOUT_MS } from "../upstream/upstream.js";
-import type { ConfigDir } from "../engine/model/configDir.js";
+import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
 import { policyLocation } from "./contextOptions.js";
 import { catalogFetcher } from "./dashboardCatalogs.js";
 import type { StatusSource } from "../ops/gatewayStatus.js";
@@ -43,6 +43,8 @@ export function serveDashboard(options: {
   audit: AuditSink | null;
   auditLog: string | undefined;
   dir: string;
+  /** The context serve decides in (--role, --agent, …): the what-if view replays under it. */
+  selection: ContextSelection;
   policyFlag: string | undefined;
   /** Static tokens of operators (entries with use: [dashboard]). */
   operators: readonly OperatorToken[];
@@ -73,6 +75,7 @@ export function serveDashboard(options: {
   const pages: DashboardPages = {
     signIn,
     dir: options.dir,
+    selection: options.selection,
     auditLogs: options.auditLog === undefined ? [] : [options.auditLog],
     locatePolicy: (config: ConfigDir) => policyLocation(config, options.policyFlag),
     catalogs: new CatalogCache(catalogFetcher(DEFAULT_UPSTREAM_TIMEOUT_MS, options.log), 30_000),

@@ -5,12 +5,13 @@ import { markup, type SafeHtml } from "./html.js";
  * sign-out button with the session's CSRF token. No script anywhere: everything is a link or a form.
  */
 
-export type PageName = "matrix" | "audit" | "live" | "approvals" | "status";
+export type PageName = "matrix" | "audit" | "whatif" | "live" | "approvals" | "status";
 
 const NAV: readonly [PageName, string, string][] = [
   ["matrix", "/ui/", "Verdict matrix"],
   ["live", "/ui/live", "Live"],
   ["audit", "/ui/audit", "Audit"],
+  ["whatif", "/ui/whatif", "What if"],
   ["approvals", "/ui/approvals", "Approvals"],
   ["status", "/ui/status", "Status"],
 ];

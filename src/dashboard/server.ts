@@ -35,6 +35,8 @@ import type { StatusSource } from "../ops/gatewayStatus.js";
 import { oauthRoute, type OAuthSignIn } from "./oauthRoutes.js";
 import type { ContextSelection } from "../engine/model/configDir.js";
 import type { Operator } from "../engine/model/principal.js";
+import { WhatIfRunner } from "./whatIf.js";
+import { whatIfRoute } from "./whatIfRoute.js";
 
 /**
  * The dashboard's HTTP server (node:http, server-rendered pages, no script). Every request passes, in order:
@@ -70,6 +72,8 @@ export interface DashboardPages {
   oauthSignIn?: OAuthSignIn;
   /** serve: the gateway's status, from its metrics (the status panel). */
   status?: StatusSource;
+  /** The context the gateway decides in (serve's --role, --agent, …), for the what-if view; default none. */
+  selection?: ContextSelection;
 }
 
 export interface RunningDashboard {
@@ -91,6 +95,7 @@ export function dashboardHandler(
   hosts: () => ReadonlySet<string> | null,
 ): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const sessions = new SessionStore(options.sessionLimits ?? DEFAULT_SESSION_LIMITS);
+  const whatIf = new WhatIfRunner();
 
   const forbidden = (res: ServerResponse, why: string): void => {
     options.log(`refused a request: ${why}`);
@@ -245,6 +250,13 @@ export function dashboardHandler(
     }
     if (path === "/ui/") return matrixPage(res, url, session.csrf);
     if (path === "/ui/audit") return auditPage(res, url, session.csrf);
+    if (path === "/ui/whatif") {
+      return whatIfRoute(res, url, session.csrf, {
+        ...options,
+        selection: options.selection ?? { skills: [] },
+        runner: whatIf,
+      });
+    }
     if (path === "/ui/live")
       return send(
         res,

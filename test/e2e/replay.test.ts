@@ -168,6 +168,51 @@ describe("replay of a recorded dry run", () => {
     expect(denied.stdout).toMatch(/move_file · stdio: 1 call refused before \(E_TOOL_NOT_ALLOWED/);
   });
 
+  it("a log recorded without --audit-args is re-decided by name only, and says so per changed tool", async () => {
+    const byName = join(dir, "by-name.jsonl");
+    await dryRun(policies.CURRENT!, byName);
+    const calls = readAudit(byName).filter((e) => e.event === "tools/call");
+    expect(calls).toHaveLength(CALLS.length);
+    expect(calls.every((e) => !("args" in e) && typeof e.args_sha256 === "string")).toBe(true);
+
+    // TIGHTER by name: write_file is hidden by its name alone (decided, not name-only); the reads and the
+    // listing pass the name stage and keep their recorded verdicts, since their arguments are not there.
+    const tighter = await runCli(["replay", "--policy", policies.TIGHTER!, "--format", "json", byName]);
+    expect(tighter.code).toBe(0);
+    const report = JSON.parse(tighter.stdout) as Record<string, unknown>;
+    expect(report.name_only).toBe(5);
+    expect(report.newly_denied).toEqual([
+      {
+        server: null,
+        tool: "write_file",
+        principal: "stdio",
+        count: 1,
+        code: "E_TOOL_NOT_ALLOWED",
+        rule: { layer: "policy", kind: "tools.allow", value: "(no entry matches)" },
+        name_only: 0,
+      },
+    ]);
+    // The schema that refuses docs/readme.md is not checked without the arguments: unchanged, by name.
+    expect(report.unchanged).toBe(CALLS.length - 1);
+
+    // LOOSER by name: every call passes the name stage; move_file, hidden before, is allowed now, flagged.
+    const looser = await runCli(["replay", "--policy", policies.LOOSER!, byName]);
+    expect(looser.code).toBe(0);
+    expect(looser.stdout).toMatch(
+      /move_file · stdio: 1 call refused before \(E_TOOL_NOT_ALLOWED [^\n]*now allowed [^\n]*\[name only: 1\]/,
+    );
+    expect(looser.stdout).toContain(
+      "name only: 7 calls had no recorded arguments (logged without --audit-args): only their name stage was decided again",
+    );
+    const json = await runCli(["replay", "--policy", policies.LOOSER!, "--format", "json", byName]);
+    const loose = JSON.parse(json.stdout) as {
+      name_only: number;
+      newly_allowed: { tool: string; name_only: number }[];
+    };
+    expect(loose.name_only).toBe(7);
+    expect(loose.newly_allowed.map((a) => [a.tool, a.name_only])).toEqual([["move_file", 1]]);
+  }, 60_000);
+
   it("refuses a log whose chain is broken, naming file and line", async () => {
     const edited = join(dir, "edited.jsonl");
     const lines = readFileSync(recorded, "utf8").split("\n");

@@ -203,6 +203,8 @@ export const DASHBOARD_CODES = [
   "E_DASHBOARD_LISTEN",
   "E_DASHBOARD_AUTH",
   "E_DASHBOARD_FORBIDDEN",
+  "E_DASHBOARD_CANDIDATE",
+  "E_DASHBOARD_BUSY",
 ] as const;
 
 /** Replicas of `serve --http` proving to each other that they share the state secret. */

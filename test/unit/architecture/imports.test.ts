@@ -23,7 +23,11 @@ const FLOORS: readonly (readonly string[])[] = [
   ["config", "audit", "state", "auth"],
   ["session", "transports"],
   ["upstream"],
-  ["wrap", "serve", "dashboard"],
+  ["wrap", "serve"],
+  // Replay re-decides recorded traffic (serve's meta tool names, the session's obligations): the CLI's
+  // `toolgate replay` and the dashboard's what-if view run the same code.
+  ["replay"],
+  ["dashboard"],
   ["index.ts"],
   ["cli"],
 ];

@@ -1,7 +1,7 @@
-import { auditRule, type AuditRule } from "../../audit/events.js";
-import type { SessionCounters } from "../../engine/model/decision.js";
-import type { ToolGate } from "../../engine/model/gate.js";
-import { planObligations } from "../../session/obligations.js";
+import { auditRule, type AuditRule } from "../audit/events.js";
+import type { SessionCounters } from "../engine/model/decision.js";
+import type { ToolGate } from "../engine/model/gate.js";
+import { planObligations } from "../session/obligations.js";
 import type { Outcome, RecordedCall } from "./records.js";
 
 /**
@@ -24,8 +24,32 @@ export interface Verdict {
 /** `name-only`: the name stage admits the tool and the call stage cannot be decided (no arguments). */
 export type Redecided = Verdict | "name-only";
 
-export function redecideCall(gate: ToolGate, call: RecordedCall, counters: SessionCounters): Redecided {
-  const name = nameVerdict(gate, call.tool);
+/**
+ * A candidate's gate for one server of the logs, with the name stage's verdict kept per tool: it depends on
+ * the bare name alone, and a log names few tools many times.
+ */
+export class ServerRedecider {
+  private readonly names = new Map<string, Verdict>();
+
+  constructor(readonly gate: ToolGate) {}
+
+  nameVerdict(tool: string): Verdict {
+    let verdict = this.names.get(tool);
+    if (verdict === undefined) this.names.set(tool, (verdict = nameVerdict(this.gate, tool)));
+    return verdict;
+  }
+
+  call(call: RecordedCall, counters: SessionCounters): Redecided {
+    return redecideCall(this.gate, call, counters, this.nameVerdict(call.tool));
+  }
+}
+
+export function redecideCall(
+  gate: ToolGate,
+  call: RecordedCall,
+  counters: SessionCounters,
+  name: Verdict = nameVerdict(gate, call.tool),
+): Redecided {
   if (name.outcome !== "allow") return name;
   if (call.args === undefined) return "name-only";
   const decision = gate.decideCall(call.tool, call.args.value, counters, {});

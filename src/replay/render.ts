@@ -1,4 +1,4 @@
-import type { AuditRule } from "../../audit/events.js";
+import type { AuditRule } from "../audit/events.js";
 import type { LogRead } from "./replayLogs.js";
 import type { ChangedCalls, ReplayDiff, ToolChange } from "./tally.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { recordOf } from "../../../../src/cli/replay/records.js";
+import { recordOf } from "../../../src/replay/records.js";
 
 const call = (extra: Record<string, unknown>) => ({
   event: "tools/call",

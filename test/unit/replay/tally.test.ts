@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ReplayTally } from "../../../../src/cli/replay/tally.js";
-import type { Verdict } from "../../../../src/cli/replay/redecide.js";
+import { ReplayTally } from "../../../src/replay/tally.js";
+import type { Verdict } from "../../../src/replay/redecide.js";
 
 const rule = (value: string) => ({ layer: "policy", kind: "allow", value });
 const allow: Verdict = { outcome: "allow", code: null, rule: rule("read") };

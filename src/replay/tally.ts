@@ -1,4 +1,4 @@
-import type { AuditRule } from "../../audit/events.js";
+import type { AuditRule } from "../audit/events.js";
 import type { Outcome } from "./records.js";
 import type { Redecided, Verdict } from "./redecide.js";
 
@@ -113,7 +113,7 @@ export class ReplayTally {
 
   /** A tool known to exist and whether it was shown; a later call that reached the server says it was. */
   private saw(change: ToolChange, shown: boolean): void {
-    const key = [change.server ?? "", change.tool, change.principal].join(SEP);
+    const key = `${change.server ?? ""}${SEP}${change.tool}${SEP}${change.principal}`;
     const known = this.seen.get(key);
     if (known === undefined) this.seen.set(key, { change, shown });
     else if (shown) known.shown = true;
@@ -126,7 +126,7 @@ export class ReplayTally {
     rule: AuditRule | null,
     byName: boolean,
   ): ChangedCalls {
-    const key = [where.server ?? "", where.tool, where.principal, code ?? "", ruleKey(rule)].join(SEP);
+    const key = `${where.server ?? ""}${SEP}${where.tool}${SEP}${where.principal}${SEP}${code ?? ""}${SEP}${ruleKey(rule)}`;
     let entry = into.get(key);
     if (entry === undefined) {
       entry = {

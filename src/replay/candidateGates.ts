@@ -1,7 +1,7 @@
-import type { ConfigDir, ContextSelection } from "../../engine/model/configDir.js";
-import { createPolicyGate } from "../../engine/policy/policyGate.js";
-import type { ActivePolicy } from "../../engine/policy/policyLayer.js";
-import { serverFilter } from "../../engine/policy/serverFilter.js";
+import type { ConfigDir, ContextSelection } from "../engine/model/configDir.js";
+import { createPolicyGate } from "../engine/policy/policyGate.js";
+import type { ActivePolicy } from "../engine/policy/policyLayer.js";
+import { serverFilter } from "../engine/policy/serverFilter.js";
 import type { GateFor } from "./replayLogs.js";
 
 /**

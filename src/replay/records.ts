@@ -1,5 +1,5 @@
-import type { AuditRule } from "../../audit/events.js";
-import { parseMetaToolName } from "../../serve/naming.js";
+import type { AuditRule } from "../audit/events.js";
+import { parseMetaToolName } from "../serve/naming.js";
 
 /**
  * The events of an audit log that replay re-decides, read back as untrusted JSON: every field replay relies
@@ -85,7 +85,9 @@ function callOf(event: Record<string, unknown>): RecordedCall | null | string {
   if (outcome === "hidden" && code === null && rule === null) return null;
   const call: RecordedCall = {
     kind: "call",
-    ...where,
+    server: where.server,
+    principal: where.principal,
+    session: where.session,
     tool,
     outcome,
     code,
