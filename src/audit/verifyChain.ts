@@ -45,13 +45,13 @@ interface Previous {
 }
 
 /**
- * `onEvent` gets each event whose link held, as parsed (once) for the check, in file order: a reader that
- * needs the events too (replay) walks the file once. Events before a break have been handed over when the
- * report says broken; the reader must discard what it made of them.
+ * `onEvent` gets each event whose link held, as parsed (once) for the check, and its line's hash, in file
+ * order: a reader that needs the events too (replay, signed checkpoints) walks the file once. Events before
+ * a break have been handed over when the report says broken; the reader must discard what it made of them.
  */
 export function verifyChain(
   lines: Iterable<FileLine>,
-  onEvent?: (line: number, event: Record<string, unknown>) => void,
+  onEvent?: (line: number, event: Record<string, unknown>, hash: string) => void,
 ): ChainReport {
   const iterator = lines[Symbol.iterator]();
   let previous: Previous | null = null;
@@ -96,7 +96,7 @@ export function verifyChain(
     }
     previous = { line: number, seq: parsed.seq, hash: lineHash(bytes) };
     events++;
-    onEvent?.(number, parsed.event);
+    onEvent?.(number, parsed.event, previous.hash);
   }
   return {
     ok: true,
