@@ -40,7 +40,7 @@ export class CheckpointingSink implements AuditSink {
     private readonly file: JsonlFileSink,
     private readonly settings: CheckpointSettings,
   ) {
-    this.timer = setInterval(() => this.sign("interval"), settings.intervalMs);
+    this.timer = setInterval(() => this.checkpointNow("interval"), settings.intervalMs);
     this.timer.unref();
   }
 
@@ -56,7 +56,7 @@ export class CheckpointingSink implements AuditSink {
 
   /** At a clean shutdown: the last checkpoint, then what the publisher still holds (bounded). */
   async drain(timeoutMs: number): Promise<void> {
-    this.sign("shutdown");
+    this.checkpointNow("shutdown");
     await this.settings.publisher?.drain(timeoutMs);
   }
 
@@ -65,7 +65,7 @@ export class CheckpointingSink implements AuditSink {
     clearInterval(this.timer);
     // Events written after the drain (or without one) still get their checkpoint; publishing it is not
     // waited for here.
-    this.sign("shutdown");
+    this.checkpointNow("shutdown");
     this.closed = true;
     this.file.close();
   }
@@ -75,11 +75,12 @@ export class CheckpointingSink implements AuditSink {
     this.scheduled = trigger;
     setImmediate(() => {
       this.scheduled = null;
-      this.sign(trigger);
+      this.checkpointNow(trigger);
     });
   }
 
-  private sign(trigger: CheckpointTrigger): void {
+  /** Signs and writes a checkpoint now, when events were written since the last (never on a call's path). */
+  checkpointNow(trigger: CheckpointTrigger): void {
     if (this.since === 0 || this.closed) return;
     const { signer, session, publisher } = this.settings;
     try {
