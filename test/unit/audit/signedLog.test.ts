@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { signCheckpoint } from "../../../src/audit/checkpoint.js";
 import { lineHash } from "../../../src/audit/chain.js";
+import { configReloadEvent, recordReload } from "../../../src/audit/reloadEvent.js";
 import { verifySignedFile } from "../../../src/audit/verifySigned.js";
 import { callEvent, parseLine, rechain, signedSink, signer } from "./signedLogHelpers.js";
 
@@ -71,6 +72,53 @@ describe("the signing sink", () => {
     const lines = linesOf(path);
     expect(parseLine(lines[3]!).checkpoint.prev_checkpoint).toBe(lineHash(lines[1]!));
     expect(verifySignedFile(path, key.keys)).toMatchObject({ finding: null, checkpoints: 2 });
+  });
+
+  it("a reload's event is followed by a checkpoint (recordReload), on a later turn", async () => {
+    const path = newLog();
+    const key = signer();
+    const sink = signedSink(path, key);
+    sink.write(callEvent("a"));
+    recordReload(
+      sink,
+      configReloadEvent({ session: "s", trigger: "SIGHUP", oldDigest: null, newDigest: null }),
+      () => {},
+    );
+    expect(linesOf(path)).toHaveLength(2);
+    await tick();
+    expect(
+      linesOf(path).map((l) =>
+        parseLine(l).event === "checkpoint" ? parseLine(l).trigger : parseLine(l).event,
+      ),
+    ).toEqual(["tools/call", "config_reload", "reload"]);
+    sink.close();
+    expect(linesOf(path)).toHaveLength(3);
+  });
+
+  it("two processes sharing a log: each links its checkpoint to the other's last one", () => {
+    const path = newLog();
+    const key = signer();
+    const one = signedSink(path, key);
+    const two = signedSink(path, key);
+    one.write(callEvent("a"));
+    one.checkpointNow("events");
+    two.write(callEvent("b"));
+    two.checkpointNow("events");
+    one.write(callEvent("c"));
+    one.close();
+    two.close();
+    const lines = linesOf(path);
+    expect(lines.map((l) => parseLine(l).event)).toEqual([
+      "tools/call",
+      "checkpoint",
+      "tools/call",
+      "checkpoint",
+      "tools/call",
+      "checkpoint",
+    ]);
+    expect(parseLine(lines[3]!).checkpoint.prev_checkpoint).toBe(lineHash(lines[1]!));
+    expect(parseLine(lines[5]!).checkpoint.prev_checkpoint).toBe(lineHash(lines[3]!));
+    expect(verifySignedFile(path, key.keys)).toMatchObject({ finding: null, checkpoints: 3 });
   });
 
   it("writes no checkpoint when nothing was written since the last", () => {
