@@ -258,7 +258,11 @@ describe("wrap with --audit-signing-key", () => {
       await wrapped.close();
     }
     expect(receipt).toMatchObject({ seq: 1, decision: "allow" });
-    expect(cli(["audit", "verify", "--key", pub, wrapLog]).status).toBe(0);
+    // Two logs (as of two replicas): each named with its state.
+    const both = cli(["audit", "verify", "--key", pub, wrapLog, log]);
+    expect(both.status).toBe(0);
+    expect(both.stdout).toContain(`${wrapLog}: OK, 2 events`);
+    expect(both.stdout).toContain(`${log}: OK,`);
     expect(verifyReceipt({ receipt, keys: [readFileSync(pub, "utf8")], logs: [wrapLog, log] })).toMatchObject(
       { ok: true },
     );
