@@ -6,11 +6,13 @@ import { fileURLToPath } from "node:url";
 import { runEngineBench } from "./engine.js";
 import { printTable } from "./measure.js";
 import { sharedMemoryBench } from "./sharedMemory.js";
+import { printReceiptBench } from "./receipts.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
 console.log(`toolgate benchmarks — node ${process.version}, ${new Date().toISOString()}`);
 printTable("policy engine (in-process)", runEngineBench());
+printReceiptBench();
 
 // Benchmarks that drive real MCP servers run as their own processes.
 for (const script of ["startup.js", "wrap.js", "serve.js", "replicas.js", "replay.js"]) {

@@ -59,6 +59,9 @@ export type { AuditSink } from "./audit/sink.js";
 export type { AuditEvent } from "./audit/events.js";
 export { JsonlFileSink } from "./audit/jsonlFileSink.js";
 export { verifyChain } from "./audit/verifyChain.js";
+// Signed audit logs (issue 25): a client proves the receipts it was given against the logs and the key.
+export { RECEIPT_META_KEY, type Receipt } from "./audit/receipt.js";
+export { verifyReceipt, type ReceiptCheck, type ReceiptVerdict } from "./audit/verifyReceipt.js";
 export { brokenContext, Gateway, type ClientContext, type GatewaySettings } from "./serve/gateway.js";
 export { runCall, type CallPort, type CallRequest, type CallTarget } from "./session/runCall.js";
 export { localPrincipal, type Principal } from "./engine/model/principal.js";

@@ -1,4 +1,5 @@
 import type { Rule } from "../engine/model/decision.js";
+import type { CheckpointPayload } from "./checkpoint.js";
 
 /**
  * Audit events, one JSON object per line. Field names are snake_case and stable: scripts read them. New
@@ -164,8 +165,30 @@ export interface ConfigReloadEvent extends EventBase {
   errors?: string[];
 }
 
+/**
+ * A signed checkpoint (checkpoint.ts), written with `--audit-signing-key` every N events or T seconds, at a
+ * reload and at a clean shutdown. Only the JSONL log has them. `policy_digest` and `request_id` are null:
+ * it is about the log, not a decision.
+ */
+export interface CheckpointEvent extends EventBase {
+  event: "checkpoint";
+  /** What made it: `events` (--checkpoint-every), `interval` (--checkpoint-interval), `reload`, `shutdown`. */
+  trigger: CheckpointTrigger;
+  checkpoint: CheckpointPayload;
+  /** base64 Ed25519 signature over the checkpoint (checkpoint.ts). */
+  signature: string;
+}
+
+export type CheckpointTrigger = "events" | "interval" | "reload" | "shutdown";
+
 export type AuditEvent =
-  ToolCallEvent | ToolListEvent | RequestEvent | ItemEvent | ItemListEvent | ConfigReloadEvent;
+  | ToolCallEvent
+  | ToolListEvent
+  | RequestEvent
+  | ItemEvent
+  | ItemListEvent
+  | ConfigReloadEvent
+  | CheckpointEvent;
 
 /**
  * The hash chain, written by JsonlFileSink as the first two members of each line (see chain.ts).

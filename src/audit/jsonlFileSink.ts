@@ -4,7 +4,18 @@ import { ToolgateError } from "../engine/errors.js";
 import { chainHeadAt } from "./auditFile.js";
 import { chainedLine, GENESIS_HEAD, lineHash, type ChainHead } from "./chain.js";
 import type { AuditEvent } from "./events.js";
+import { firstLineHash, lastCheckpointHash } from "./logLandmarks.js";
+import type { AuditPosition } from "./receipt.js";
 import type { AuditSink } from "./sink.js";
+
+/** Where the chain stands right before a write: what a checkpoint signs (checkpointSink.ts). */
+export interface ChainState {
+  head: ChainHead;
+  /** The hash of the log's first line; null while the log is empty. */
+  logId: string | null;
+  /** The line hash of the log's last checkpoint; null when it has none (or they are not tracked). */
+  lastCheckpoint: string | null;
+}
 
 /**
  * JSON Lines, append-only and hash-chained (chain.ts): opened with "a" so every write lands at the end, and
@@ -17,6 +28,10 @@ import type { AuditSink } from "./sink.js";
  * when the file now ends in something that is not a chained event, the write fails and the call is refused.
  * Writers racing within that check can still fork the chain; `audit verify` then reports the fork. One log
  * file per process avoids it.
+ *
+ * Every write returns where the event landed: the log's id (the hash of its first line), its `seq` and its
+ * line's hash. With `checkpoints`, the sink also knows the log's last checkpoint (read back when it opens,
+ * and from another writer's lines when it follows them), which the next checkpoint links to.
  */
 export class JsonlFileSink implements AuditSink {
   private fd: number | null;
@@ -25,8 +40,13 @@ export class JsonlFileSink implements AuditSink {
   private head: ChainHead = GENESIS_HEAD;
   /** The file's size after our last write; -1 when it is not a regular file (a pipe, /dev/…). */
   private expectedSize = -1;
+  private logId: string | null = null;
+  private lastCheckpoint: string | null = null;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly options: { checkpoints?: boolean } = {},
+  ) {
     try {
       this.fd = openSync(path, "a", 0o600);
     } catch (error) {
@@ -45,6 +65,7 @@ export class JsonlFileSink implements AuditSink {
         }
         this.expectedSize = readStat.size;
         this.head = chainHeadAt(this.readFd, this.expectedSize, path);
+        this.readLandmarks(0, this.expectedSize);
       }
     } catch (error) {
       this.close();
@@ -58,8 +79,25 @@ export class JsonlFileSink implements AuditSink {
     return this.head;
   }
 
-  write(event: AuditEvent): void {
+  write(event: AuditEvent): AuditPosition {
+    return this.append(() => event).position;
+  }
+
+  /**
+   * Writes the event `build` makes from where the chain stands right before the write (after any lines of
+   * another writer): a checkpoint signs the head it follows. Returns the line written (without newline).
+   */
+  writeBuilt(build: (at: ChainState) => AuditEvent): { position: AuditPosition; line: string } {
+    const { position, bytes } = this.append(() =>
+      build({ head: this.head, logId: this.logId, lastCheckpoint: this.lastCheckpoint }),
+    );
+    return { position, line: bytes.toString("utf8", 0, bytes.length - 1) };
+  }
+
+  private append(build: () => AuditEvent): { position: AuditPosition; bytes: Buffer } {
     if (this.fd === null) throw new ToolgateError("E_AUDIT_WRITE", `audit log '${this.path}' is closed`);
+    this.followOtherWriters();
+    const event = build();
     if (Object.hasOwn(event, "seq") || Object.hasOwn(event, "prev")) {
       throw new ToolgateError("E_AUDIT_WRITE", "an audit event must not carry the chain fields seq or prev");
     }
@@ -70,7 +108,6 @@ export class JsonlFileSink implements AuditSink {
         "an audit event must be a JSON object with at least one field",
       );
     }
-    this.followOtherWriters();
     // Encoded once: the same bytes are written and hashed into the chain.
     const bytes = Buffer.from(chainedLine(json, this.head) + "\n", "utf8");
     try {
@@ -84,8 +121,12 @@ export class JsonlFileSink implements AuditSink {
         `cannot write audit log '${this.path}': ${(error as Error).message}`,
       );
     }
-    this.head = { seq: this.head.seq + 1, hash: lineHash(bytes.subarray(0, bytes.length - 1)) };
+    const hash = lineHash(bytes.subarray(0, bytes.length - 1));
+    this.head = { seq: this.head.seq + 1, hash };
     if (this.expectedSize >= 0) this.expectedSize += bytes.length;
+    if (this.head.seq === 1) this.logId = hash;
+    if (event.event === "checkpoint") this.lastCheckpoint = hash;
+    return { position: { log_id: this.logId ?? hash, seq: this.head.seq, hash }, bytes };
   }
 
   close(): void {
@@ -120,6 +161,7 @@ export class JsonlFileSink implements AuditSink {
     }
     try {
       this.head = chainHeadAt(this.readFd, size, this.path);
+      this.readLandmarks(this.expectedSize, size);
     } catch (error) {
       if (error instanceof ToolgateError) throw error;
       throw new ToolgateError(
@@ -128,5 +170,14 @@ export class JsonlFileSink implements AuditSink {
       );
     }
     this.expectedSize = size;
+  }
+
+  /** The log's id when not known yet, and the last checkpoint among bytes [from, to) when tracked. */
+  private readLandmarks(from: number, to: number): void {
+    if (this.head.seq === 0) return;
+    this.logId ??= firstLineHash(this.readFd!, to);
+    if (this.options.checkpoints === true) {
+      this.lastCheckpoint = lastCheckpointHash(this.readFd!, from, to) ?? this.lastCheckpoint;
+    }
   }
 }

@@ -35,7 +35,10 @@ export function shortDigest(digest: string | null): string {
   return digest === null ? "none" : digest.slice(0, 12);
 }
 
-/** Writes a reload's event; a sink that fails is said on stderr (the reload itself stands either way). */
+/**
+ * Writes a reload's event, and in a signed log a checkpoint right after it (what was decided under the old
+ * configuration is then signed off). A sink that fails is said on stderr (the reload stands either way).
+ */
 export function recordReload(
   audit: AuditSink | null,
   event: ConfigReloadEvent,
@@ -43,6 +46,7 @@ export function recordReload(
 ): void {
   try {
     audit?.write(event);
+    audit?.checkpoint?.("reload");
   } catch (error) {
     log(
       `E_AUDIT_WRITE: the reload could not be recorded: ${error instanceof Error ? error.message : String(error)}`,

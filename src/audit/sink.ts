@@ -1,12 +1,18 @@
 import type { AuditEvent } from "./events.js";
+import type { AuditPosition } from "./receipt.js";
 
 /**
  * Where audit events go. `write` is synchronous and throws when the event was not recorded: the gateway
- * then refuses the call instead of forwarding it unrecorded.
+ * then refuses the call instead of forwarding it unrecorded. A sink that signs its log (checkpointSink.ts)
+ * returns where the event landed, for the call's receipt.
  */
 export interface AuditSink {
-  write(event: AuditEvent): void;
+  write(event: AuditEvent): AuditPosition | void;
   close(): void;
+  /** `write` returns positions (a signed log): the answers to calls then carry receipts. */
+  readonly receipts?: boolean;
+  /** A signed log: write a checkpoint soon (after a reload), off the caller's path. */
+  checkpoint?(trigger: "reload"): void;
   /**
    * For sinks that send in the background (OpenTelemetry): send what is still queued, waiting at most
    * `timeoutMs`. Called once at shutdown, before `close` (closeAuditSink does both).
@@ -17,8 +23,14 @@ export interface AuditSink {
 /** Several sinks as one; an event counts as written only when every sink wrote it. */
 export function fanOutSink(sinks: readonly AuditSink[]): AuditSink {
   return {
+    receipts: sinks.some((sink) => sink.receipts === true),
     write(event) {
-      for (const sink of sinks) sink.write(event);
+      let position: AuditPosition | void = undefined;
+      for (const sink of sinks) position = sink.write(event) ?? position;
+      return position;
+    },
+    checkpoint(trigger) {
+      for (const sink of sinks) sink.checkpoint?.(trigger);
     },
     close() {
       for (const sink of sinks) sink.close();

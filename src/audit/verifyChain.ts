@@ -45,13 +45,13 @@ interface Previous {
 }
 
 /**
- * `onEvent` gets each event whose link held, as parsed (once) for the check, in file order: a reader that
- * needs the events too (replay) walks the file once. Events before a break have been handed over when the
- * report says broken; the reader must discard what it made of them.
+ * `onEvent` gets each event whose link held, as parsed (once) for the check, and its line's hash, in file
+ * order: a reader that needs the events too (replay, signed checkpoints) walks the file once. Events before
+ * a break have been handed over when the report says broken; the reader must discard what it made of them.
  */
 export function verifyChain(
   lines: Iterable<FileLine>,
-  onEvent?: (line: number, event: Record<string, unknown>) => void,
+  onEvent?: (line: number, event: Record<string, unknown>, hash: string) => void,
 ): ChainReport {
   const steps = verifyChainSteps(lines, onEvent);
   for (;;) {
@@ -70,7 +70,7 @@ export const CHAIN_STEP_LINES = 256;
  */
 export function* verifyChainSteps(
   lines: Iterable<FileLine>,
-  onEvent?: (line: number, event: Record<string, unknown>) => void,
+  onEvent?: (line: number, event: Record<string, unknown>, hash: string) => void,
 ): Generator<void, ChainReport, void> {
   const iterator = lines[Symbol.iterator]();
   let previous: Previous | null = null;
@@ -117,7 +117,7 @@ export function* verifyChainSteps(
     }
     previous = { line: number, seq: parsed.seq, hash: lineHash(bytes) };
     events++;
-    onEvent?.(number, parsed.event);
+    onEvent?.(number, parsed.event, previous.hash);
     if (++sincePause === CHAIN_STEP_LINES) {
       sincePause = 0;
       yield;

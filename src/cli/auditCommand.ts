@@ -1,19 +1,20 @@
-import { closeSync } from "node:fs";
 import type { Command } from "commander";
-import { fileLines, openAuditForReading } from "../audit/auditFile.js";
-import { verifyChain, type ChainReport } from "../audit/verifyChain.js";
+import { loadVerifyKeys } from "../audit/auditKeys.js";
+import type { CheckpointKeys } from "../audit/checkpoint.js";
+import { readExpectedCheckpoint, type ExpectedCheckpoint } from "../audit/expectedCheckpoint.js";
 import { ToolgateError } from "../engine/errors.js";
+import { printableLines } from "../engine/text/printable.js";
+import { registerAuditKeygen } from "./audit/keygenCommand.js";
+import { registerAuditReceipt } from "./audit/receiptCommand.js";
+import { EXIT_BROKEN, EXIT_UNREADABLE, verifyOne, type Verified } from "./audit/verifyOne.js";
 import { describeError, printError } from "./errorReport.js";
 import { formatOption } from "./infoCommand.js";
-import { printableLines } from "../engine/text/printable.js";
-
-/** Exit statuses of `audit verify`: the chain holds / a link is broken / the file could not be read. */
-const EXIT_VALID = 0;
-const EXIT_BROKEN = 1;
-const EXIT_UNREADABLE = 2;
+import { collect } from "./optionParsers.js";
 
 interface VerifyFlags {
   format: "text" | "json";
+  key: string[];
+  expectCheckpoint: string[];
 }
 
 export function registerAuditCommand(program: Command): void {
@@ -21,11 +22,23 @@ export function registerAuditCommand(program: Command): void {
   audit
     .command("verify")
     .description(
-      "check an audit log's hash chain: exit 0 when every link holds, 1 at the first broken or missing link, 2 when the file cannot be read",
+      "check an audit log's hash chain (and with --key its signed checkpoints): exit 0 when everything verifies, 1 when anything is broken, 2 for bad input",
     )
     .argument(
       "<files...>",
       "JSONL audit logs written with --audit-log (several: one per replica, each its own chain)",
+    )
+    .option(
+      "--key <file>",
+      "an Ed25519 public key (PEM) the logs' checkpoints are signed with (repeatable); checks every checkpoint and says how much is signed",
+      collect,
+      [],
+    )
+    .option(
+      "--expect-checkpoint <file>",
+      "with --key: a checkpoint as --checkpoint-publish delivered it; the log it names must still have it (repeatable)",
+      collect,
+      [],
     )
     .option(
       "--format <format>",
@@ -34,67 +47,50 @@ export function registerAuditCommand(program: Command): void {
       "text",
     )
     .action((files: string[], flags: VerifyFlags) => {
-      const results = files.map((file) => verify(file));
-      if (flags.format === "json") {
-        const objects = results.map((r) => r.json);
-        process.stdout.write(JSON.stringify(files.length === 1 ? objects[0] : objects, null, 2) + "\n");
-      } else {
-        for (const r of results) r.print();
-      }
-      // The worst of them: a file that cannot be read (2) over a broken chain (1) over chains that hold.
-      process.exit(Math.max(...results.map((r) => r.status)));
+      process.exit(verifyCommand(files, flags));
     });
+  registerAuditKeygen(audit);
+  registerAuditReceipt(audit);
 }
 
-interface Verified {
-  status: number;
-  json: unknown;
-  print(): void;
-}
-
-function verify(file: string): Verified {
-  let report: ChainReport;
+function verifyCommand(files: string[], flags: VerifyFlags): number {
+  let keys: CheckpointKeys | null = null;
+  let expected: ExpectedCheckpoint[] = [];
   try {
-    const fd = openAuditForReading(file);
-    try {
-      report = verifyChain(fileLines(fd));
-    } finally {
-      closeSync(fd);
+    if (flags.expectCheckpoint.length > 0 && flags.key.length === 0) {
+      throw new ToolgateError(
+        "E_USAGE",
+        "--expect-checkpoint needs the public key its signature is checked with: give --key FILE",
+      );
     }
+    if (flags.key.length > 0) keys = loadVerifyKeys(flags.key);
+    if (keys !== null) expected = flags.expectCheckpoint.map((file) => readExpectedCheckpoint(file, keys!));
   } catch (error) {
-    const problem =
-      error instanceof ToolgateError
-        ? error
-        : new ToolgateError("E_AUDIT_READ", `cannot read audit log '${file}': ${(error as Error).message}`);
-    return {
-      status: EXIT_UNREADABLE,
-      json: { file, ok: false, error: { code: problem.code, message: problem.message } },
-      print: () => printError(describeError(problem)),
-    };
+    printError(describeError(error));
+    return EXIT_UNREADABLE;
   }
-  const verified = report;
-  return {
-    status: verified.ok ? EXIT_VALID : EXIT_BROKEN,
-    json: { file, ...verified },
-    print: () => void process.stdout.write(printableLines(renderReport(file, verified))),
-  };
+  const matched = new Set<ExpectedCheckpoint>();
+  const results = files.map((file) => verifyOne(file, keys, expected, matched));
+  for (const e of expected) if (!matched.has(e)) results.push(unmatched(e));
+  if (flags.format === "json") {
+    const objects = results.map((r) => r.json);
+    process.stdout.write(JSON.stringify(results.length === 1 ? objects[0] : objects, null, 2) + "\n");
+  } else {
+    for (const r of results) r.print();
+  }
+  // The worst of them: bad input (2) over anything broken (1) over everything verified.
+  return Math.max(...results.map((r) => r.status));
 }
 
-function renderReport(file: string, report: ChainReport): string {
-  if (report.ok) {
-    const count = report.events === 1 ? "1 event" : `${report.events} events`;
-    return `${file}: OK, ${count}, every link holds (seq 1..${report.last_seq}, head ${report.head})\n`;
-  }
-  const b = report.break;
-  const lines = [`${file}: BROKEN at line ${b.line} (${b.kind})`, `  ${b.message}`];
-  if (b.expected_prev !== undefined) {
-    lines.push(`  line ${b.detected_at}: expected prev ${b.expected_prev}`);
-    lines.push(`  line ${b.detected_at}:    found prev ${b.found_prev}`);
-  }
-  if (b.expected_seq !== undefined && b.expected_seq !== b.found_seq) {
-    lines.push(`  line ${b.detected_at}: expected seq ${b.expected_seq}, found ${b.found_seq}`);
-  }
-  const verified = report.events === 1 ? "1 event" : `${report.events} events`;
-  lines.push(`  ${verified} verified before the break`);
-  return lines.join("\n") + "\n";
+/** A published checkpoint of a log not among those given: what it vouches for cannot be found. */
+function unmatched(e: ExpectedCheckpoint): Verified {
+  const message = `the checkpoint is for log ${e.payload.log_id} (seq 1..${e.payload.seq} signed), and no log given has that id: the log's first line was changed, or the log is not among those given`;
+  return {
+    status: EXIT_BROKEN,
+    json: { file: e.file, ok: false, finding: { code: "E_AUDIT_LOG_UNKNOWN", message } },
+    print: () =>
+      void process.stdout.write(
+        printableLines(`${e.file}: BROKEN (log not found) E_AUDIT_LOG_UNKNOWN\n  ${message}\n`),
+      ),
+  };
 }

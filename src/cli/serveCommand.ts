@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from "commander";
-import { JsonlFileSink } from "../audit/jsonlFileSink.js";
+import { addAuditSigningOptions, openAuditLog } from "./auditSigningOptions.js";
 import type { AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
 
@@ -142,7 +142,8 @@ export function registerServeCommand(program: Command): void {
       120,
     )
     .option("--audit-log <file>", "append one JSON line per decision to this file")
-    .option("--audit-args", AUDIT_ARGS_HELP)
+    .option("--audit-args", AUDIT_ARGS_HELP);
+  addAuditSigningOptions(command)
     .option(
       "--oauth-issuer <url>",
       "accept OAuth 2.1 access tokens (JWT) of this authorization server (repeatable); the tokens file's claims: entries map them to contexts",
@@ -264,13 +265,11 @@ async function serve(flags: ServeFlags, started: () => void = () => {}): Promise
     return fail(describeError(error).trimEnd());
   }
 
-  let audit: AuditSink | null = null;
-  if (flags.auditLog !== undefined) {
-    try {
-      audit = new JsonlFileSink(flags.auditLog);
-    } catch (error) {
-      return fail(error instanceof Error ? error.message : String(error));
-    }
+  let audit: AuditSink | null;
+  try {
+    audit = openAuditLog(flags.auditLog, flags, "gateway", log);
+  } catch (error) {
+    return fail(error instanceof Error ? error.message : String(error));
   }
   // Decision spans when OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) is set; nothing loaded otherwise.
   audit = await withTelemetry(audit, { log });

@@ -1,11 +1,12 @@
 import type { OpsFlags } from "./opsOptions.js";
+import type { AuditSigningFlags } from "./auditSigningOptions.js";
 import type { ServeMode } from "../serve/serveMode.js";
 import type { ContextFlags } from "./contextOptions.js";
 import type { LogFields } from "../engine/model/logFields.js";
 import { logLine } from "./log/stderrLog.js";
 
 /** `toolgate serve`'s flags as commander parses them (shared by its stdio and HTTP halves). */
-export interface ServeFlags extends ContextFlags, OpsFlags {
+export interface ServeFlags extends ContextFlags, OpsFlags, AuditSigningFlags {
   stdio?: boolean;
   /** Seconds the requests in flight get to finish after SIGTERM/SIGINT. */
   drainTimeout: number;

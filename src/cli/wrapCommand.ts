@@ -1,7 +1,6 @@
 import { addSelfTestOption, addStartupTimeoutOption, AUDIT_ARGS_HELP } from "./optionParsers.js";
 import { randomBytes } from "node:crypto";
 import { InvalidArgumentError, type Command } from "commander";
-import { JsonlFileSink } from "../audit/jsonlFileSink.js";
 import { closeAuditSink, type AuditSink } from "../audit/sink.js";
 import { withTelemetry } from "../audit/telemetry.js";
 import { gatewayNameDiagnostics } from "../config/policyGatewayNames.js";
@@ -27,9 +26,10 @@ import { logDiagnostic, logEntry, logFormat, logLine } from "./log/stderrLog.js"
 import { addLogFormatOption, applyLogFormat } from "./log/logFormatOption.js";
 import type { LogFields } from "../engine/model/logFields.js";
 import { addMetricsPortOptions } from "./opsOptions.js";
+import { addAuditSigningOptions, openAuditLog, type AuditSigningFlags } from "./auditSigningOptions.js";
 import type { WrapMetrics } from "../wrap/wrapMetrics.js";
 
-interface WrapOptions extends WrapConfigFlags {
+interface WrapOptions extends WrapConfigFlags, AuditSigningFlags {
   policy?: string;
   auditLog?: string;
   logFormat?: string;
@@ -67,7 +67,8 @@ export function registerWrapCommand(program: Command): void {
     addLogFormatOption(addMetricsPortOptions(addStartupTimeoutOption(addContextOptions(command, false)))),
   )
     .option("--audit-log <file>", "append one JSON line per decision to this file")
-    .option("--audit-args", AUDIT_ARGS_HELP)
+    .option("--audit-args", AUDIT_ARGS_HELP);
+  addAuditSigningOptions(command)
     .option(
       "--dry-run",
       "decide and record, but filter and block nothing (audit says would-deny / would-hide)",
@@ -152,14 +153,13 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
   if (options.dryRun === true)
     log("dry run: every call and list is decided and recorded, and forwarded anyway", { code: "I_DRY_RUN" });
 
-  let audit: AuditSink | null = null;
-  if (options.auditLog !== undefined) {
-    try {
-      audit = new JsonlFileSink(options.auditLog);
-    } catch (error) {
-      log(describeError(error).trimEnd());
-      return EXIT_BAD_INPUT;
-    }
+  const session = options.label ?? randomBytes(8).toString("hex");
+  let audit: AuditSink | null;
+  try {
+    audit = openAuditLog(options.auditLog, options, session, log);
+  } catch (error) {
+    log(describeError(error).trimEnd());
+    return EXIT_BAD_INPUT;
   }
   // Decision spans when OTEL_EXPORTER_OTLP_ENDPOINT (or …_TRACES_ENDPOINT) is set; nothing loaded otherwise.
   audit = await withTelemetry(audit, {
@@ -178,7 +178,6 @@ async function wrap(command: string[], options: WrapOptions, started: () => void
     return EXIT_BAD_INPUT;
 
   const serverId = plan.pins.serverId;
-  const session = options.label ?? randomBytes(8).toString("hex");
   // Set once the proxy exists: a reload replaces the gate under it, between decisions.
   let live: { gate: ReloadableGate; announce(): void } | null = null;
   const watched = [...plan.watch, ...selfTest.watched(plan)];

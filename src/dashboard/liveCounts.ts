@@ -19,7 +19,8 @@ export type LiveKind = "allow" | "deny" | "hidden" | "list" | "config";
 export const LIVE_WINDOW_MS = 300_000;
 
 export function liveKind(event: AuditEvent): LiveKind {
-  if (event.event === "config_reload") return "config";
+  // A checkpoint never reaches the live feed (only the JSONL log has them); counted as no decision.
+  if (event.event === "config_reload" || event.event === "checkpoint") return "config";
   if (event.event === "tools/list" || "hidden_items" in event) return "list";
   if (event.event === "request") return "deny";
   switch (event.decision) {

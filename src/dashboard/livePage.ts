@@ -33,6 +33,7 @@ function outcome(event: AuditEvent): string {
   if (event.event === "tools/call") return event.decision;
   if (event.event === "request") return event.decision;
   if (event.event === "config_reload") return `reload ${event.result}`;
+  if (event.event === "checkpoint") return `checkpoint ${event.trigger}`;
   return event.decision;
 }
 

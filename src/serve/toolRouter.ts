@@ -2,6 +2,8 @@ import type { JsonObject } from "../engine/rpc/jsonRpc.js";
 import type { ToolResult } from "../session/answers.js";
 import { INVALID_PARAMS } from "../engine/rpc/jsonRpc.js";
 import { runCall, type CallPort, type CallRequest, type CallTarget } from "../session/runCall.js";
+import type { AnswerShape } from "../session/callPort.js";
+import type { ReceiptSlot } from "../audit/receipt.js";
 import { sdkUnknownToolAnswer } from "../session/unknownToolAnswer.js";
 import { UpstreamUnavailable } from "../upstream/upstreamLink.js";
 import { answerMetaLookup } from "./metaLookup.js";
@@ -96,8 +98,8 @@ export class ToolRouter {
       era,
       { requestId, params, calledAs: name, args: params.arguments },
       {
-        uncounted: (reason) =>
-          this.deps.session.uncountedCall(requestId, null, name, reason, params.arguments),
+        uncounted: (reason, receipt) =>
+          this.deps.session.uncountedCall(requestId, null, name, reason, params.arguments, receipt),
         resolve: (retried, answer) => {
           const split = splitExposedName(name);
           const slot = split === null ? undefined : this.deps.slots.get(split.server);
@@ -120,7 +122,7 @@ export class ToolRouter {
               before: () =>
                 this.checkParamHeaders(requestId, request, era, slot, split.name, params.arguments),
               fetchCatalog: () => slot.link.catalogState(),
-              absent: () => answer(() => this.unknown(name, era)),
+              absent: (answered) => answer(() => shaped(this.unknown(name, era), answered)),
             },
           };
         },
@@ -153,7 +155,8 @@ export class ToolRouter {
         era,
         { requestId, params, calledAs: `${via} ${invoked.tool}`, args: invoked.arguments },
         {
-          uncounted: (reason) => session.uncountedCall(requestId, slot.view, name, reason, params.arguments),
+          uncounted: (reason, receipt) =>
+            session.uncountedCall(requestId, slot.view, name, reason, params.arguments, receipt),
           resolve: (retried, answer) => ({
             slot,
             target: {
@@ -164,7 +167,8 @@ export class ToolRouter {
               via,
               before: () => null,
               fetchCatalog: () => slot.link.catalogState(),
-              absent: () => answer(() => notInCatalogResult(invoked.tool, slot.name)),
+              absent: (answered) =>
+                answer(() => shaped(notInCatalogResult(invoked.tool, slot.name), answered)),
             },
           }),
         },
@@ -182,7 +186,7 @@ export class ToolRouter {
     era: Era,
     call: CallRequest,
     how: {
-      uncounted(reason: string): ToolResult;
+      uncounted(reason: string, receipt?: ReceiptSlot): ToolResult;
       resolve(
         params: JsonObject,
         answer: (result: () => Json) => void,
@@ -208,18 +212,19 @@ export class ToolRouter {
           slot = found?.slot;
           return found?.target ?? null;
         },
-        uncounted: (reason) => resolve(how.uncounted(reason)),
-        forward: (params, approved, failed) => {
+        uncounted: (reason, receipt) => how.uncounted(reason, receipt),
+        forward: (params, approved, failed, answered) => {
           const to = slot!;
           return this.deps
             .forward(to, "tools/call", params, request)
             .then((result) => {
               const rewritten = rewriteToolResult(result, to.name);
               // A server's own question after the person approved: the approval rides along in toolgate's state.
-              if (approved !== null && rewritten.resultType === "input_required") {
-                return this.deps.rounds.carry(rewritten, approved.calledAs, approved.args);
-              }
-              return rewritten;
+              const carried =
+                approved !== null && rewritten.resultType === "input_required"
+                  ? this.deps.rounds.carry(rewritten, approved.calledAs, approved.args)
+                  : rewritten;
+              return shaped(carried, answered);
             })
             .then(resolve, (error: unknown) =>
               error instanceof UpstreamUnavailable
@@ -242,6 +247,11 @@ export class ToolRouter {
       }
     });
   }
+}
+
+/** A result on its way to the client, through the call's shape when it has one (its receipt). */
+function shaped(result: ToolResult, answered: AnswerShape | undefined): Json {
+  return (answered === undefined ? result : answered(result)) as Json;
 }
 
 /** The call as the server would get it: its own tool name, the client's arguments and _meta, and the answers to the server's own questions (a modern retry). */

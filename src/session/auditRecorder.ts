@@ -12,6 +12,7 @@ import {
   type ToolCallEvent,
   type ToolListEvent,
 } from "../audit/events.js";
+import type { ReceiptSlot } from "../audit/receipt.js";
 import type { AuditSink } from "../audit/sink.js";
 import type { Rule } from "../engine/model/decision.js";
 import type { JsonRpcId } from "../engine/rpc/jsonRpc.js";
@@ -47,6 +48,8 @@ export interface CallFacts {
   /** The arguments as they may be written whatever the tool (`--audit-args`): asked for only then. */
   shown?: () => unknown;
   approval?: () => ApprovalRecord | undefined;
+  /** Where the call's receipt goes once its event is written to a signed log (receipt.ts). */
+  receipt?: ReceiptSlot;
 }
 
 export interface ListFacts {
@@ -148,7 +151,17 @@ export class AuditRecorder {
     }
     const approval = facts.approval?.();
     if (approval !== undefined) event.approval = approval;
-    return this.write(this.located(event, facts.server, facts.via));
+    const located = this.located(event, facts.server, facts.via);
+    if (facts.receipt === undefined) return this.write(located);
+    try {
+      const at = this.sink.write(located);
+      // Only the four fields: nothing of the arguments or the reason (what redaction hides stays hidden).
+      if (at)
+        facts.receipt.value = { log_id: at.log_id, seq: at.seq, hash: at.hash, decision: facts.decision };
+      return true;
+    } catch (error) {
+      return this.failed(error);
+    }
   }
 
   list(facts: ListFacts): boolean {
@@ -235,8 +248,12 @@ export class AuditRecorder {
       this.sink!.write(event);
       return true;
     } catch (error) {
-      this.log(`E_AUDIT_WRITE ${error instanceof Error ? error.message : String(error)}`);
-      return false;
+      return this.failed(error);
     }
+  }
+
+  private failed(error: unknown): false {
+    this.log(`E_AUDIT_WRITE ${error instanceof Error ? error.message : String(error)}`);
+    return false;
   }
 }

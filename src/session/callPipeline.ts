@@ -1,4 +1,5 @@
 import type { ApprovalRecord, CallOutcome } from "../audit/events.js";
+import type { ReceiptSlot } from "../audit/receipt.js";
 import { findApprovalArtifact, stripApproval, type ApprovalLookup } from "../engine/controls/approval.js";
 import type { ApprovalEvidence } from "../engine/model/approval.js";
 import type { Rule, SessionCounters } from "../engine/model/decision.js";
@@ -41,6 +42,8 @@ export interface ToolCall {
   via?: string;
   /** The name as the client called it, for log lines (default: `tool`). */
   calledAs?: string;
+  /** Where each decision recorded for the call leaves its receipt (a signed log: runCall answers with it). */
+  receipt?: ReceiptSlot;
 }
 
 /**
@@ -374,6 +377,7 @@ function record(ctx: PipelineContext, hand: CallInHand, what: Recorded): boolean
     args: hand.args,
     ...(hand.redaction().contract === null ? {} : { redacted: () => hand.redaction().shownArguments() }),
     shown: () => hand.redaction().shownArguments(),
+    ...(call.receipt === undefined ? {} : { receipt: call.receipt }),
   });
 }
 

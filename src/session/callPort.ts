@@ -1,3 +1,4 @@
+import type { ReceiptSlot } from "../audit/receipt.js";
 import type { Era } from "../engine/protocol/eras.js";
 import type { JsonObject, JsonRpcId } from "../engine/rpc/jsonRpc.js";
 import type { Settled } from "../state/settled.js";
@@ -36,9 +37,15 @@ export interface CallTarget {
   before(): Settled<CatalogState | null>;
   /** The server's catalog, when the session needs it to decide; `null`: this surface decides with its own. */
   fetchCatalog: (() => Promise<CatalogState>) | null;
-  /** The answer a tool the server does not have gets (a hidden tool gets the same). */
-  absent(): void;
+  /**
+   * The answer a tool the server does not have gets (a hidden tool gets the same); when it is a result,
+   * shaped by `answered` first.
+   */
+  absent(answered?: AnswerShape): void;
 }
+
+/** What becomes of a call's result on its way to the client (its receipt added: callReceipts.ts). */
+export type AnswerShape = (result: Record<string, unknown>) => Record<string, unknown>;
 
 /** An approved call in the modern era: a server's own question in its answer carries the approval on. */
 export interface ApprovedRound {
@@ -58,17 +65,22 @@ export interface CallPort {
    * has recorded and answered it). `params` are the call's params without toolgate's own retry members.
    */
   resolve(params: JsonObject): CallTarget | null;
-  /** The count could not be had (the state store is unreachable): the surface records and refuses. */
-  uncounted(reason: string): void;
+  /**
+   * The count could not be had (the state store is unreachable): the surface records the refusal (its
+   * receipt into `receipt`) and returns the result it is answered with.
+   */
+  uncounted(reason: string, receipt?: ReceiptSlot): ToolResult;
   /**
    * Sends the call to the server; `approved` (modern era) when the person approved it; `failed` answers a
    * server that cannot be had. A promise it returns settles once the server's answer is handled (the
-   * server's time in the metrics); a surface that cannot tell returns nothing.
+   * server's time in the metrics); a surface that cannot tell returns nothing. The server's result goes to
+   * the client through `answered` when given (a JSON-RPC error goes as it came).
    */
   forward(
     params: JsonObject,
     approved: ApprovedRound | null,
     failed: (reason: string, code?: UnreachedCode) => ToolResult,
+    answered?: AnswerShape,
   ): void | Promise<unknown>;
   /** Puts the question to the person (elicitation, or the dashboard) while the call waits. */
   ask(question: JsonObject, about: { tool: string; server: string | null }): Promise<ApprovalOutcome>;

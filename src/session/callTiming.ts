@@ -28,20 +28,20 @@ export function timedPort(port: CallPort, metrics: GatewayMetrics): CallPort {
       const absent = target.absent;
       return {
         ...target,
-        absent: () => {
+        absent: (answered) => {
           settled();
-          absent();
+          absent(answered);
         },
       };
     },
-    uncounted: (reason) => {
+    uncounted: (reason, receipt) => {
       settled();
-      port.uncounted(reason);
+      return port.uncounted(reason, receipt);
     },
-    forward: (params, approved, failed) => {
+    forward: (params, approved, failed, shape) => {
       settled();
       const at = performance.now();
-      const answered = port.forward(params, approved, failed);
+      const answered = port.forward(params, approved, failed, shape);
       if (answered instanceof Promise) {
         const done = (): void => metrics.upstreamTime(server, (performance.now() - at) / 1000);
         answered.then(done, done);

@@ -8,6 +8,8 @@ import { uncountedReason, type ToolSession } from "./toolSession.js";
 import { NO_METRICS } from "../ops/gatewayMetrics.js";
 import { timedPort } from "./callTiming.js";
 import type { CallPort, CallRequest, CallTarget } from "./callPort.js";
+import { receiptPort } from "./callReceipts.js";
+import type { ReceiptSlot } from "../audit/receipt.js";
 
 export type { ApprovedRound, CallPort, CallRequest, CallTarget } from "./callPort.js";
 
@@ -29,7 +31,10 @@ export function runCall(
   call: CallRequest,
   untimed: CallPort,
 ): Settled<void> {
-  const port = session.metrics === NO_METRICS ? untimed : timedPort(untimed, session.metrics);
+  const timed = session.metrics === NO_METRICS ? untimed : timedPort(untimed, session.metrics);
+  // A signed log: each decision recorded for the call leaves its receipt here, and the answer carries it.
+  const receipt: ReceiptSlot | undefined = session.receipts ? { value: null } : undefined;
+  const port = receipt === undefined ? timed : receiptPort(timed, receipt);
   const reading: Settled<RetryReading> =
     port.era === "modern"
       ? rounds.read(call.params, call.calledAs, call.args)
@@ -40,13 +45,13 @@ export function runCall(
       session.countRequest(retry.kind === "fresh"),
       (counters) => counters,
       (error) => {
-        port.uncounted(uncountedReason(error));
+        port.answer(port.uncounted(uncountedReason(error), receipt));
         return null;
       },
     );
     return whenSettled(counted, (counters) => {
       if (counters === null) return;
-      return decided(session, rounds, call, port, retry, counters);
+      return decided(session, rounds, call, port, retry, counters, receipt);
     });
   });
 }
@@ -58,6 +63,7 @@ function decided(
   port: CallPort,
   retry: RetryReading,
   counters: SessionCounters,
+  receipt: ReceiptSlot | undefined,
 ): Settled<void> {
   const target = port.resolve(retry.kind === "refused" ? call.params : retry.params);
   if (target === null) return;
@@ -85,6 +91,7 @@ function decided(
         definitionShown: target.definitionShown,
         calledAs: call.calledAs,
         ...(target.via === undefined ? {} : { via: target.via }),
+        ...(receipt === undefined ? {} : { receipt }),
       }),
       (step): Settled<void> => {
         if (step.kind !== "needs-catalog") return take(rounds, call, port, target, retry, step, false);

@@ -1,3 +1,4 @@
+import type { ReceiptSlot } from "../audit/receipt.js";
 import type { SessionCounters } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
 import type { JsonRpcErrorObject, JsonRpcId } from "../engine/rpc/jsonRpc.js";
@@ -58,6 +59,7 @@ export class SessionRecords {
     tool: string,
     reason: string,
     args: unknown,
+    receipt?: ReceiptSlot,
   ): ToolResult {
     this.recorder.call({
       requestId,
@@ -70,6 +72,7 @@ export class SessionRecords {
       reason,
       warnings: [],
       args,
+      ...(receipt === undefined ? {} : { receipt }),
     });
     this.pipeline.verbose?.(`tools/call ${tool}: deny E_STATE_UNAVAILABLE — ${reason}`);
     return denyResult({

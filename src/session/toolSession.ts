@@ -1,5 +1,6 @@
 import type { HiddenTool } from "../audit/events.js";
 import { auditRule } from "../audit/events.js";
+import type { ReceiptSlot } from "../audit/receipt.js";
 import type { AuditSink } from "../audit/sink.js";
 import type { SessionCounters } from "../engine/model/decision.js";
 import type { ToolGate } from "../engine/model/gate.js";
@@ -139,6 +140,11 @@ export class ToolSession {
     return this.pipeline.dryRun;
   }
 
+  /** The audit log is signed: every answer to a call carries the receipt of its decision (receipt.ts). */
+  get receipts(): boolean {
+    return this.options.audit?.receipts === true;
+  }
+
   /**
    * Counts one client request (a tool call also as a call); returns the counts before it, which limits
    * judge. Settled at once unless the counts live elsewhere (Redis); rejects (StateUnavailable) when they
@@ -177,8 +183,9 @@ export class ToolSession {
     tool: string,
     reason: string,
     args: unknown,
+    receipt?: ReceiptSlot,
   ): ToolResult {
-    return this.records.uncountedCall(requestId, server, tool, reason, args);
+    return this.records.uncountedCall(requestId, server, tool, reason, args, receipt);
   }
 
   /** {@link uncountedCall} for a request other than a call: the JSON-RPC error to answer. */

@@ -11,7 +11,6 @@ import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
-  isJsonObject,
   isRequest,
   type JsonRpcId,
   type JsonRpcMessage,
@@ -34,6 +33,7 @@ import { ServerListen } from "./serverListen.js";
 import { StartupWatch } from "./startupWatch.js";
 import { ArrivalQueue } from "./arrivalQueue.js";
 import { ApprovalRounds } from "../session/approvalRounds.js";
+import { CallAnswers, shapedResponse } from "./callAnswers.js";
 import { runCall, type CallPort } from "../session/runCall.js";
 import { MemoryApprovalClaims, type ApprovalClaims } from "../session/approvalClaims.js";
 import { RequestStateCodec } from "../engine/protocol/requestState.js";
@@ -116,8 +116,8 @@ export class PolicyProxy {
   private readonly rounds: ApprovalRounds;
   /** Client `server/discover` requests awaiting the server's answer. */
   private readonly discoverIds = new Set<JsonRpcId>();
-  /** Calls the person approved (modern era): a server's own question in answer carries the approval on. */
-  private readonly approvedCalls = new Map<JsonRpcId, { calledAs: string; args: unknown }>();
+  /** The server's answers to forwarded calls: an approval carried on (modern era), the receipt added. */
+  private readonly callAnswers: CallAnswers;
 
   /** The client declared form-mode elicitation in `initialize`: approvals can be asked. */
   private clientCanElicit = false;
@@ -175,6 +175,7 @@ export class PolicyProxy {
       principal: options.session,
       ttlMs: approvalTimeoutMs,
     });
+    this.callAnswers = new CallAnswers(this.rounds);
     this.catalog = new ToolCatalog(
       async (cursor) => {
         const { response, text } = await this.privateRequests.start(
@@ -360,19 +361,7 @@ export class PolicyProxy {
         this.lists.filter(response, text);
         return;
       }
-      const approved = this.approvedCalls.get(id);
-      if (approved !== undefined) {
-        this.approvedCalls.delete(id);
-        // A server's own question after the person approved: the approval rides along in toolgate's state.
-        if (isJsonObject(response.result) && response.result.resultType === "input_required") {
-          this.toClient({
-            ...response,
-            result: this.rounds.carry(response.result, approved.calledAs, approved.args),
-          });
-          return;
-        }
-      }
-      this.toClient(response);
+      this.toClient(this.callAnswers.answer(response));
       return;
     }
     const message = inbound.message as JsonRpcRequest | JsonRpcNotification;
@@ -526,13 +515,19 @@ export class PolicyProxy {
             ? this.catalog.current()
             : this.readiness.whenReady().then(() => this.catalog.current()),
         fetchCatalog: null,
-        absent: () =>
-          this.toClient((this.readiness.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name)),
+        absent: (answered) =>
+          this.toClient(
+            shapedResponse(
+              (this.readiness.unknownAnswer ?? sdkUnknownToolAnswer()).answer(request.id, name),
+              answered,
+            ),
+          ),
       }),
       // wrap's one session counts in memory: nothing to fail.
-      uncounted: (reason) => this.internalError(request, new Error(reason)),
-      forward: (params, approved) => {
-        if (approved !== null) this.approvedCalls.set(request.id, approved);
+      uncounted: (reason, receipt) =>
+        this.session.uncountedCall(request.id, this.server, name, reason, request.params?.arguments, receipt),
+      forward: (params, approved, _failed, answered) => {
+        this.callAnswers.forwarded(request.id, approved, answered);
         this.peers.toServer(params === request.params ? request : { ...request, params });
       },
       ask: (question) => this.approvals.ask(request.id, question),

@@ -182,6 +182,30 @@ export const AUDIT_PIN_CODES = [
   "W_SERVER_NAME_CHANGED",
 ] as const;
 
+/**
+ * Signed audit logs (`--audit-signing-key`): keys, checkpoints and receipts, and each way `audit verify
+ * --key` and `audit receipt` find a log tampered with.
+ */
+export const AUDIT_SIGNING_CODES = [
+  "E_AUDIT_KEY",
+  "E_AUDIT_LOG_UNKNOWN",
+  "E_AUDIT_TRUNCATED",
+  "E_CHECKPOINT_MALFORMED",
+  "E_CHECKPOINT_KEY",
+  "E_CHECKPOINT_SIGNATURE",
+  "E_CHECKPOINT_MISMATCH",
+  "E_CHECKPOINT_LINK",
+  "E_CHECKPOINT_NONE",
+  "E_CHECKPOINT_MISSING",
+  "E_CHECKPOINT_DIVERGED",
+  "E_CHECKPOINT_PUBLISH",
+  "E_RECEIPT_INPUT",
+  "E_RECEIPT_CUT",
+  "E_RECEIPT_MISMATCH",
+  "E_RECEIPT_DECISION",
+  "E_RECEIPT_UNSIGNED",
+] as const;
+
 /** The command line and the console. */
 export const CLI_CODES = [
   "E_USAGE",
@@ -249,6 +273,7 @@ export const ALL_CODES = [
   ...JSON_CODES,
   ...SERVER_CODES,
   ...AUDIT_PIN_CODES,
+  ...AUDIT_SIGNING_CODES,
   ...CLI_CODES,
   ...DASHBOARD_CODES,
   ...REPLICA_CODES,

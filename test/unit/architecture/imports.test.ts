@@ -181,5 +181,5 @@ const MAX_LINES = 400;
 
 /** Files above {@link MAX_LINES} today, each at its size now: debt to pay down, never to add to. */
 const OVERSIZE: Record<string, number> = {
-  "wrap/policyProxy.ts": 563,
+  "wrap/policyProxy.ts": 558,
 };

@@ -83,7 +83,10 @@ function call(
         fetchCatalog: null,
         absent: () => resolve("absent"),
       }),
-      uncounted: () => resolve("uncounted"),
+      uncounted: () => {
+        resolve("uncounted");
+        return {};
+      },
       forward: () => {
         resolve("forward");
         return answered;
