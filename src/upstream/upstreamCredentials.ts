@@ -210,16 +210,26 @@ export class UpstreamCredentials {
 }
 
 function issuedOrRefused(answer: TokenAnswer, what: string): IssuedToken {
-  if (!answer.ok) {
-    throw new UpstreamAuthError(
-      "E_UPSTREAM_AUTH",
-      `${what} was refused: ${answer.problem}`,
-      answer.oauthError === "invalid_grant"
-        ? "the user's token was not accepted for the exchange (revoked, expired, or not for this exchange): the user signs in again, or the identity provider's administrator restores access"
-        : "check client_id, the secret, and that the identity provider allows this client the exchange for this audience",
-    );
+  if (answer.ok) return { token: answer.accessToken, lifetimeS: answer.expiresInS };
+  throw new UpstreamAuthError(
+    "E_UPSTREAM_AUTH",
+    `${what} failed: ${answer.problem}`,
+    hintFor(answer.oauthError),
+  );
+}
+
+/** What to look at, by the token endpoint's OAuth error code (RFC 6749 §5.2, RFC 8693 §2.2.2). */
+function hintFor(oauthError: string | null): string {
+  switch (oauthError) {
+    case null:
+      return "check the token endpoint (auth.token_endpoint, or the one the issuer's metadata names) and that toolgate can reach it";
+    case "invalid_grant":
+      return "the user's token was not accepted for the exchange (revoked, expired, or not meant for toolgate's client): the user signs in again, or the identity provider's administrator restores their access";
+    case "invalid_client":
+      return "check client_id and the secret in the variable client_secret_env names";
+    default:
+      return "check that the identity provider allows toolgate's client this grant, this audience and this scope";
   }
-  return { token: answer.accessToken, lifetimeS: answer.expiresInS };
 }
 
 /** A token_exchange server reached for a principal without a user token (a static token, a local client). */

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { configDir, mcpJson, runCli } from "./configDirHelpers.js";
 import { startExchangeIssuer, GATEWAY_CLIENT, type ExchangeIssuer } from "./exchangeIssuer.js";
 import { readAudit, tempDir } from "./helpers.js";
@@ -106,6 +107,20 @@ describe("token exchange to remote servers", () => {
     // The server was sent exchanged tokens only: never a user's own token (for the gateway).
     for (const own of Object.values(userTokens)) expect(jira.tokens.has(own)).toBe(false);
     expect(new Set(jira.calls.map((c) => c.sub))).toEqual(new Set(["alice", "bob"]));
+    // A client of the 2026-07-28 era (the v2 SDK, no session) reaches it as the same user.
+    const modern = new ModernClient(
+      { name: "upstream-auth-e2e", version: "1" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await modern.connect(
+      new StreamableHTTPClientTransport(new URL(served.url), {
+        requestInit: { headers: { Authorization: `Bearer ${userTokens.bob!}` } },
+      }),
+    );
+    const modernText = textOf(await modern.callTool({ name: "jira__whoami", arguments: {} }));
+    answers.push(modernText);
+    expect(modernText).toBe("you are bob");
+    await modern.close();
     const events = readAudit(auditLog).filter((e) => e.event === "tools/call" && e.decision === "allow");
     expect(new Set(events.map((e) => e.principal))).toEqual(
       new Set([`people (alice at ${issuer.url})`, `people (bob at ${issuer.url})`]),
