@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { loadConfigDir } from "../config/configDir.js";
 import type { ContextSelection } from "../engine/model/configDir.js";
+import { printable } from "../engine/text/printable.js";
 import { chooseCandidate, listCandidates } from "./candidates.js";
 import type { LocatePolicy } from "./contextSource.js";
 import { page } from "./layout.js";
@@ -39,7 +40,9 @@ export async function whatIfRoute(
     if (!chosen.ok) {
       status = 400;
       refusal = { code: "E_DASHBOARD_CANDIDATE", why: chosen.why };
-      options.log(`E_DASHBOARD_CANDIDATE: refused the what-if candidate '${requested}': ${chosen.why}`);
+      // The name is the request's: made printable, so it cannot forge a line of the gateway's log.
+      const shown = printable(requested.length > 200 ? `${requested.slice(0, 200)}…` : requested);
+      options.log(`E_DASHBOARD_CANDIDATE: refused the what-if candidate '${shown}': ${chosen.why}`);
     } else if (options.auditLogs.length > 0) {
       const ran = await options.runner.run({
         dir: options.dir,

@@ -30,6 +30,7 @@ const dir = mkdtempSync(join(tmpdir(), "tg-whatif-unit-"));
 const outside = mkdtempSync(join(tmpdir(), "tg-whatif-outside-"));
 const log = join(outside, "audit.jsonl");
 let dashboard: RunningDashboard;
+const logged: string[] = [];
 
 function call(i: number, tool: string): ToolCallEvent {
   return {
@@ -163,7 +164,7 @@ beforeAll(async () => {
         ? null
         : { path: join(dir, config.global.policy.path), shown: "policy.yaml" },
     catalogs: new CatalogCache(() => Promise.reject(new Error("no catalogs here")), 60_000),
-    log: () => {},
+    log: (line) => void logged.push(line),
   });
 });
 
@@ -258,6 +259,13 @@ describe("GET /ui/whatif", () => {
       expect(answer.body).toContain("E_DASHBOARD_CANDIDATE");
       expect(answer.body).not.toContain('id="whatif-result"');
     }
+    // Logged with the name made printable: a newline in it forges no line of the gateway's log.
+    await get(`/ui/whatif?candidate=${encodeURIComponent("x.yaml\ntoolgate: forged")}`, { cookie });
+    const line = logged.find((l) => l.includes("forged"));
+    expect(line).toContain(
+      "E_DASHBOARD_CANDIDATE: refused the what-if candidate 'x.yaml\\ntoolgate: forged'",
+    );
+    expect(line).not.toContain("\n");
   });
 
   it("a candidate with errors is not replayed: its diagnostics are shown", async () => {
