@@ -3,7 +3,7 @@
 // the case's file:line on stderr) before anything listens; an edit of the policy that breaks a case is
 // refused with the failing case in the audit event, and the old policy goes on deciding a real call.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { configDir, mcpJson } from "./configDirHelpers.js";
@@ -61,7 +61,7 @@ afterEach(async () => {
 describe("serve's self-test", () => {
   it("passes before it listens; a reload that breaks a case is refused and the old policy decides a real call", async () => {
     const w = world();
-    const serve = await serveHttp(w.dir, ["--token", TOKEN, "--audit-log", w.audit]);
+    const serve = await serveHttp(w.dir, ["--token", TOKEN, "--audit-log", w.audit], {}, 60_000);
     running.push(serve);
     const passed = serve.stderr().indexOf("self-test policy.tests.yaml: 3 cases: 3 passed, 0 failed");
     expect(passed).toBeGreaterThanOrEqual(0);
@@ -74,8 +74,13 @@ describe("serve's self-test", () => {
       ),
     ).toContain("hello");
 
-    writeFileSync(join(w.dir, "policy.yaml"), LOOSE);
-    await expect.poll(() => serve.stderr(), { timeout: 30_000 }).toContain("E_RELOAD_REFUSED");
+    // Saved in one step from outside the watched directory: one reload, never of a half-written file.
+    writeFileSync(join(w.files, "loose.yaml"), LOOSE);
+    renameSync(join(w.files, "loose.yaml"), join(w.dir, "policy.yaml"));
+    await expect
+      .poll(() => readAudit(w.audit).filter((e) => e.event === "config_reload").length, { timeout: 30_000 })
+      .toBe(1);
+    expect(serve.stderr()).toContain("E_RELOAD_REFUSED");
     expect(serve.stderr()).toContain(
       `${join(w.dir, "policy.tests.yaml")}:6: FAIL 'writes wait for a person'`,
     );

@@ -4,7 +4,7 @@
 // (a real write stays refused); an edit of the test file itself reloads. A server that never answers
 // cannot be tested: the start is refused naming it and the start-up limit.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -58,6 +58,17 @@ function world() {
   return { dir, srv, policy, cases, audit: join(dir, "audit.jsonl") };
 }
 
+/**
+ * Saves `text` at `path` in one step, as editors do (a file beside it renamed over it): a reload never reads
+ * it half written, however slowly a loaded machine writes.
+ */
+function save(path: string, text: string): void {
+  writeFileSync(`${path}.saving`, text);
+  renameSync(`${path}.saving`, path);
+}
+
+const reloadEvents = (audit: string) => readAudit(audit).filter((e) => e.event === "config_reload");
+
 const open: Connected[] = [];
 afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
@@ -84,11 +95,12 @@ describe("wrap --self-test", () => {
     ).toContain("hello");
 
     // The policy loses its approval on writes: the case that guards it fails, the reload is refused.
-    writeFileSync(w.policy, LOOSE);
-    await expect.poll(() => c.stderr(), { timeout: 30_000 }).toContain("E_RELOAD_REFUSED");
+    save(w.policy, LOOSE);
+    await expect.poll(() => reloadEvents(w.audit).length, { timeout: 30_000 }).toBe(1);
     expect(c.stderr()).toContain(`${w.cases}:5: FAIL 'writes wait for a person'`);
     expect(c.stderr()).toMatch(/error E_SELF_TEST_FAILED: the self-test \S+ did not pass/);
-    const refused = readAudit(w.audit).filter((e) => e.event === "config_reload");
+    expect(c.stderr()).toContain("E_RELOAD_REFUSED");
+    const refused = reloadEvents(w.audit);
     expect(refused).toMatchObject([{ result: "refused", code: "E_RELOAD_REFUSED", new_policy_digest: null }]);
     expect((refused[0]!.errors as string[]).join("\n")).toContain(`${w.cases}:5: FAIL`);
 
@@ -102,11 +114,9 @@ describe("wrap --self-test", () => {
     expect(existsSync(join(w.srv, "b.txt"))).toBe(false);
 
     // The change was intended: the case is updated, and that edit alone reloads (the test file is watched).
-    writeFileSync(w.cases, tests(w.srv, "{decision: allow}"));
-    await expect
-      .poll(() => readAudit(w.audit).filter((e) => e.event === "config_reload").length, { timeout: 30_000 })
-      .toBe(2);
-    expect(readAudit(w.audit).filter((e) => e.event === "config_reload")[1]).toMatchObject({
+    save(w.cases, tests(w.srv, "{decision: allow}"));
+    await expect.poll(() => reloadEvents(w.audit).length, { timeout: 30_000 }).toBe(2);
+    expect(reloadEvents(w.audit)[1]).toMatchObject({
       result: "applied",
       trigger: expect.stringContaining("policy.tests.yaml"),
     });

@@ -84,8 +84,16 @@ export interface HttpServe {
   stop: () => Promise<void>;
 }
 
-/** `toolgate serve --http 0 …` on 127.0.0.1; resolves with its URL once it listens. */
-export function serveHttp(dir: string, args: string[], env: Record<string, string> = {}): Promise<HttpServe> {
+/**
+ * `toolgate serve --http 0 …` on 127.0.0.1; resolves with its URL once it listens (within `startMs`: more
+ * for a serve that starts servers before it listens, as a self-test does).
+ */
+export function serveHttp(
+  dir: string,
+  args: string[],
+  env: Record<string, string> = {},
+  startMs = 15_000,
+): Promise<HttpServe> {
   const proc = spawn(NODE, [CLI, "serve", "--config-dir", dir, "--http", "0", ...args], {
     cwd: ROOT,
     env: { ...process.env, TOOLGATE_CONFIG_DIR: "", TOOLGATE_TOKEN: "", ...env },
@@ -94,7 +102,7 @@ export function serveHttp(dir: string, args: string[], env: Record<string, strin
   let stderr = "";
   const exited = new Promise<void>((resolve) => proc.on("exit", () => resolve()));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${stderr}`)), 15_000);
+    const timer = setTimeout(() => reject(new Error(`serve did not start:\n${stderr}`)), startMs);
     proc.stderr.on("data", (d: Buffer) => {
       stderr += d.toString("utf8");
       const m = /serving MCP \(\w+ mode\) on (http:\/\/\S+)/.exec(stderr);
