@@ -1,5 +1,6 @@
 // toolgate wrap with the standard OTEL_* variables: one span per tool-call decision, sent over OTLP/HTTP
 // (JSON) to a receiver in this process on 127.0.0.1. No mock exporter: the bytes on the wire are checked.
+import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -28,7 +29,12 @@ const SECRET_DENIED = "s3cr3t-denied-9b1c-" + "x".repeat(40);
 async function wrapped(
   wrapArgs: string[],
   env: Record<string, string>,
-): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
+): Promise<{
+  client: Client;
+  stderr: () => string;
+  close: () => Promise<void>;
+  transport: StdioClientTransport;
+}> {
   const transport = new StdioClientTransport({
     command: NODE,
     args: [CLI, "wrap", ...wrapArgs, "--", NODE, EVERYTHING_SERVER],
@@ -40,7 +46,17 @@ async function wrapped(
   transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
   const client = new Client({ name: "otel-e2e", version: "1.0.0" });
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, stderr: () => stderr, close: () => client.close(), transport };
+}
+
+/** Closes the wrapper's stdin and waits for the process to exit on its own (no signal, however long). */
+async function endInputAndWait(w: { transport: StdioClientTransport }): Promise<void> {
+  // The SDK keeps its child private; this test needs it to close stdin without the SDK's SIGTERM timer.
+  const child = (w.transport as unknown as { _process?: ChildProcess })._process;
+  if (child === undefined) throw new Error("the wrapper process is not running");
+  const exited = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  child.stdin?.end();
+  await exited;
 }
 
 /** Waits until the wrapper process has exited (the client's close ends it; it flushes spans first). */
@@ -167,7 +183,9 @@ describe("OTEL_EXPORTER_OTLP_ENDPOINT set: one span per tool call", () => {
       expect(JSON.stringify(result)).toContain(message);
       await until(() => collector.requests.length >= 1);
     }
-    await closeAndWait(w);
+    // End the wrapper's input and wait for its own exit: the SDK client's close sends SIGTERM after 2 s,
+    // which a loaded machine reaches before the 1500 ms wait for the collector (plus the server's exit) ends.
+    await endInputAndWait(w);
     expect(w.stderr()).toMatch(
       /OpenTelemetry: spans not yet sent to http:\/\/127\.0\.0\.1:\d+\/v1\/traces after 1500 ms were dropped at exit/,
     );
