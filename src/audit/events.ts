@@ -206,3 +206,15 @@ export type ChainedAuditEvent = AuditEvent & ChainFields;
 export function auditRule(rule: Rule | null): AuditRule | null {
   return rule === null ? null : { layer: rule.layer, kind: rule.kind, value: rule.value };
 }
+
+/**
+ * The rule of an event as a log holds it (replay and policy suggest read it); `undefined` when it has no
+ * readable form.
+ */
+export function auditRuleOf(rule: unknown): AuditRule | null | undefined {
+  if (rule === null) return null;
+  if (typeof rule !== "object" || Array.isArray(rule) || rule === undefined) return undefined;
+  const { layer, kind, value } = rule as Record<string, unknown>;
+  if (typeof layer !== "string" || typeof kind !== "string" || typeof value !== "string") return undefined;
+  return { layer, kind, value };
+}

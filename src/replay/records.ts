@@ -1,4 +1,4 @@
-import type { AuditRule } from "../audit/events.js";
+import { auditRuleOf, type AuditRule } from "../audit/events.js";
 import { parseMetaToolName } from "../serve/naming.js";
 
 /**
@@ -78,7 +78,7 @@ function callOf(event: Record<string, unknown>): RecordedCall | null | string {
   }
   if (code !== null && typeof code !== "string")
     return "a tools/call event whose `code` is not a string or null";
-  const rule = ruleOf(event.rule);
+  const rule = auditRuleOf(event.rule);
   if (rule === undefined) return "a tools/call event whose `rule` is neither null nor {layer, kind, value}";
   if (code !== null && NOT_THE_POLICY.has(code)) return null;
   // Hidden with neither code nor rule: the tool is not in the server's catalog, which no policy changes.
@@ -107,7 +107,7 @@ function listOf(event: Record<string, unknown>): RecordedList | string {
   const hidden: RecordedList["hidden"] = [];
   for (const item of event.hidden_tools as unknown[]) {
     const entry = item as Record<string, unknown> | null;
-    const rule = typeof entry === "object" && entry !== null ? ruleOf(entry.rule) : undefined;
+    const rule = typeof entry === "object" && entry !== null ? auditRuleOf(entry.rule) : undefined;
     if (entry === null || typeof entry.tool !== "string" || rule === undefined) {
       return "a tools/list event with a `hidden_tools` entry that is not {tool, code, rule}";
     }
@@ -161,13 +161,4 @@ function outcomeOf(decision: unknown): Outcome | undefined {
     default:
       return undefined;
   }
-}
-
-/** The rule of an event; `undefined` when it has no readable form. */
-function ruleOf(rule: unknown): AuditRule | null | undefined {
-  if (rule === null) return null;
-  if (typeof rule !== "object" || Array.isArray(rule) || rule === undefined) return undefined;
-  const { layer, kind, value } = rule as Record<string, unknown>;
-  if (typeof layer !== "string" || typeof kind !== "string" || typeof value !== "string") return undefined;
-  return { layer, kind, value };
 }

@@ -1,4 +1,4 @@
-import type { AuditRule, CallOutcome } from "../../../audit/events.js";
+import { auditRuleOf, type AuditRule, type CallOutcome } from "../../../audit/events.js";
 import { parseMetaToolName } from "../../../serve/naming.js";
 
 /**
@@ -63,7 +63,7 @@ function callOf(line: number, event: Record<string, unknown>): CallRecord | stri
   if (code !== null && typeof code !== "string") {
     return "a tools/call event whose `code` is neither a string nor null";
   }
-  const auditRule = ruleOf(rule);
+  const auditRule = auditRuleOf(rule);
   if (auditRule === undefined) {
     return "a tools/call event whose `rule` is neither null nor {layer, kind, value} strings";
   }
@@ -87,13 +87,4 @@ function callOf(line: number, event: Record<string, unknown>): CallRecord | stri
     call.server = event.server;
   }
   return call;
-}
-
-/** The rule of an event; `undefined` when it has no readable form. */
-function ruleOf(rule: unknown): AuditRule | null | undefined {
-  if (rule === null) return null;
-  if (typeof rule !== "object" || Array.isArray(rule) || rule === undefined) return undefined;
-  const { layer, kind, value } = rule as Record<string, unknown>;
-  if (typeof layer !== "string" || typeof kind !== "string" || typeof value !== "string") return undefined;
-  return { layer, kind, value };
 }
