@@ -1,4 +1,5 @@
 import { auditRuleOf, type AuditRule } from "../audit/events.js";
+import { GATEWAY_REFUSAL_CODES } from "../engine/model/codes.js";
 import { parseMetaToolName } from "../serve/naming.js";
 
 /**
@@ -44,16 +45,7 @@ export const WRAP_PRINCIPAL = "stdio";
  * toolgate's own refusals and answers that no policy made: the tool is not in the server's catalog, the
  * catalog or the server was not there, the audit write failed. A candidate changes none of them.
  */
-const NOT_THE_POLICY = new Set([
-  "E_AUDIT_WRITE",
-  "E_CATALOG_UNAVAILABLE",
-  "E_UPSTREAM_UNAVAILABLE",
-  "E_UPSTREAM_AUTH",
-  "E_UPSTREAM_AUTH_PRINCIPAL",
-  "E_REQUEST_STATE",
-  "E_PROTOCOL",
-  "E_STATE_UNAVAILABLE",
-]);
+const NOT_THE_POLICY: ReadonlySet<string> = new Set(GATEWAY_REFUSAL_CODES);
 
 /** The event's record for replay, `null` for an event replay does not re-decide, or what is wrong with it. */
 export function recordOf(event: Record<string, unknown>): Recorded | string {
